@@ -1,0 +1,63 @@
+# p4dscope: make x86-64 five-level paging observable. See README.md.
+# `make run` and `make test` work from a fresh clone; V=1 shows full commands.
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+V ?= 0
+export V
+Q := $(if $(filter 1,$(V)),,@)
+msg = $(if $(Q),@printf '  %-8s %s\n' '$(1)' '$(2)' >&2)
+
+BUILD := build
+BIN := $(BUILD)/bin
+CC := gcc
+WORKLOAD_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c))
+
+.PHONY: all deps tree kernel kernel-vanilla kernel-debug image tools workloads \
+	run test test-debug bench check-patches clean
+
+all: kernel image tools
+
+deps:
+	$(Q)scripts/deps
+
+tree: deps
+	$(Q)scripts/prepare-tree
+
+kernel: tree
+	$(Q)scripts/build-kernel patched >/dev/null
+
+kernel-vanilla: tree
+	$(Q)scripts/build-kernel vanilla >/dev/null
+
+kernel-debug: tree
+	$(Q)scripts/build-kernel debug >/dev/null
+
+image: deps
+	$(Q)scripts/build-initramfs
+
+tools: workloads
+	$(Q)if [ -f bpf/Makefile ]; then $(MAKE) -s -C bpf; fi
+
+workloads: $(WORKLOADS)
+
+$(BIN)/%: tests/workloads/%.c include/p4d_layout.h | $(BIN)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
+
+$(BIN):
+	$(Q)mkdir -p $@
+
+run: kernel image tools
+	$(Q)scripts/demo
+
+test: kernel kernel-vanilla image tools
+	$(Q)tests/run-all
+
+clean:
+	$(Q)rm -rf $(BUILD)/bin $(BUILD)/kernel $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
+
+check-patches: tree
+	$(Q)scripts/check-patches

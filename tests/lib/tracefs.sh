@@ -1,0 +1,36 @@
+# tracefs helpers for in-guest tests: each test traces in its own instance, so tests
+# and tools never see each other's events. Source it.
+tfs=/sys/kernel/tracing
+
+# trace_start NAME EVENT...: a fresh instance NAME with EVENTs (system/event) enabled.
+trace_start() {
+	local inst=$tfs/instances/$1 ev
+	shift
+	[ ! -d "$inst" ] || rmdir "$inst"
+	mkdir "$inst" || return 1
+	echo 16384 >"$inst/buffer_size_kb"
+	for ev in "$@"; do
+		echo 1 >"$inst/events/$ev/enable" || return 1
+	done
+	echo 1 >"$inst/tracing_on"
+}
+
+# trace_stop NAME FILE: stop the instance, save its events as records to FILE, remove it.
+# A record is one line: "PID EVENT FIELDS", e.g. "214 p4d_free mm=... address=0x... pfn=0x...".
+trace_stop() {
+	local inst=$tfs/instances/$1
+	echo 0 >"$inst/tracing_on"
+	sed -n -E 's/^.*-([0-9]+) +\[[0-9]+\] [^ ]+ +[0-9.]+: ([a-z0-9_]+): (.*)$/\1 \2 \3/p' \
+		"$inst/trace" >"$2"
+	rmdir "$inst"
+}
+
+# field NAME RECORD...: the value of NAME=... in a record.
+field() {
+	local name=$1 kv
+	shift
+	for kv in "$@"; do
+		[ "${kv%%=*}" != "$name" ] || { echo "${kv#*=}"; return 0; }
+	done
+	return 1
+}
