@@ -40,6 +40,7 @@ image: deps
 
 tools: workloads
 	$(Q)if [ -f bpf/Makefile ]; then $(MAKE) -s -C bpf; fi
+	$(Q)if [ -f tests/validate/Makefile ]; then $(MAKE) -s -C tests/validate; fi
 
 workloads: $(WORKLOADS)
 
@@ -61,3 +62,10 @@ clean:
 
 check-patches: tree
 	$(Q)scripts/check-patches
+
+# QUICK=1: a short run that only proves the programs work (make test runs it).
+bench: kernel kernel-vanilla image tools
+	$(Q)analysis/run $(if $(QUICK),--quick)
+
+test-debug: kernel-debug image tools
+	$(Q)tests/run-debug
