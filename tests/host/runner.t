@@ -43,7 +43,7 @@ if [ -n "$f" ] && [ "$(cat "build/out/$f" 2>/dev/null)" = written ]; then
 else
 	not_ok "guest writes reach build/out on the host" "file '$f'"
 fi
-rm -f "build/out/$f"
+[ -z "$f" ] || rm -f "build/out/$f"
 
 $run -- sh -c 'touch /usr/p4dscope-must-fail' 2>/dev/null
 is "the host root is read-only in the guest" "$?" 1
