@@ -10,7 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Usage errors are caught before any boot.
-for args in "--paging 3 -- true" "--smp x -- true" "--bogus -- true" "--timeout 0 -- true" "--paging 5"; do
+for args in "--paging 3 -- true" "--smp x -- true" "--bogus -- true" "--timeout 0 -- true" \
+	"--paging 5" "--icount --smp 2 -- true"; do
 	$run $args >/dev/null 2>"$tmp/err"
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q '^usage: run-guest' "$tmp/err"; then
@@ -100,7 +101,7 @@ is "two runs at once keep their output and status" "$(cat "$tmp/a") $rc_a $(cat 
 
 # Under --icount guest time counts instructions (shift=0: 1 ns each). A loop of 2e8
 # single-cycle iterations (dec + jnz: 4e8 instructions) takes 0.4 s of guest time.
-got=$($run --icount --smp 1 -- build/bin/icount-probe 200000000)
+got=$($run --icount -- build/bin/icount-probe 200000000)
 case "$got" in
 loop_ns=*) ns=${got#loop_ns=}
 	if [ "$ns" -ge 400000000 ] && [ "$ns" -le 420000000 ]; then
