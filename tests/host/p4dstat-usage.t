@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# p4dstat's argument parsing on the host: usage errors give one line and exit 2, --help
+# exits 0. Every run drops to an unprivileged user (setpriv), so nothing here can load a
+# BPF program into the host's kernel even if a check let the program go further: the
+# last case shows that such a run stops at the privilege check.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
+p4dstat=$PWD/build/bin/p4dstat
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -x "$p4dstat" ]; then
+	skip "p4dstat usage" "no $p4dstat: run 'make tools'"
+	tap_done
+fi
+unprivileged() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+# run_case WANT-STATUS WANT-STDERR ARG...: one line on stderr, nothing on stdout.
+run_case() {
+	local want_rc=$1 want=$2 rc
+	shift 2
+	(cd "$tmp" && unprivileged "$p4dstat" "$@") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = "$want_rc" ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -s "$tmp/out" ]; then
+		ok "p4dstat $* -> exit $want_rc: $want"
+	else
+		not_ok "p4dstat $* -> exit $want_rc: $want" "exit $rc" "stderr: $(cat "$tmp/err")" \
+			"stdout: $(head -c 300 "$tmp/out")"
+	fi
+}
+
+hint="(see p4dstat --help)"
+run_case 2 "p4dstat: unknown option '--bogus' $hint" --bogus
+run_case 2 "p4dstat: unknown option '-z' $hint" -z
+run_case 2 "p4dstat: unknown option '-Tz' $hint" -Tz
+run_case 2 "p4dstat: option '-p' needs a value $hint" -p
+run_case 2 "p4dstat: option '--pid' needs a value $hint" --pid
+run_case 2 "p4dstat: bad PID 'abc': want a whole number, 1 or more $hint" -p abc
+run_case 2 "p4dstat: bad PID '0': want a whole number, 1 or more $hint" -p 0
+run_case 2 "p4dstat: bad interval '0': want a whole number, 1 or more $hint" 0
+run_case 2 "p4dstat: bad interval '1.5': want a whole number, 1 or more $hint" 1.5
+run_case 2 "p4dstat: bad interval 'x': want a whole number, 1 or more $hint" -T x
+run_case 2 "p4dstat: bad count '0': want a whole number, 1 or more $hint" 1 0
+run_case 2 "p4dstat: unexpected argument '3' $hint" 1 2 3
+run_case 2 "p4dstat: bad --probes 'uprobe': want tracepoint, fentry or kprobe $hint" \
+	--probes=uprobe
+run_case 2 "p4dstat: bad --comms '0': want a whole number from 1 to 65536 $hint" -C --comms=0
+
+(cd "$tmp" && unprivileged "$p4dstat" --help) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && [ ! -s "$tmp/err" ] && grep -q '^USAGE: p4dstat \[-T\] \[-j\] \[-p PID\] \[-C\] \[-v\] \[interval \[count\]\]$' "$tmp/out" &&
+	grep -q '^EXAMPLES:$' "$tmp/out" && grep -q -- '--probes=KIND' "$tmp/out"; then
+	ok "p4dstat --help: USAGE, EXAMPLES and the options on stdout, exit 0"
+else
+	not_ok "p4dstat --help: USAGE, EXAMPLES and the options on stdout, exit 0" "exit $rc" \
+		"$(head -c 500 "$tmp/out")" "$(cat "$tmp/err")"
+fi
+run_case 1 "p4dstat: needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" 1 1
+
+tap_done
