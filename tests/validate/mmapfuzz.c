@@ -1,0 +1,1297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmapfuzz: random mmap/mremap/munmap calls with hints over the whole 64-bit range, each
+ * checked against what mmap(2), mremap(2), munmap(2) and
+ * Documentation/x86/x86_64/5level-paging.rst say it may do.
+ *
+ *   mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N]
+ *
+ *   -m  the paging mode the guest was booted in (no5lvl behaves as 4-level)
+ *   -n  number of calls (default 100000)
+ *   -s  seed (default: from the clock); printed first, with the line that replays a failure
+ *   -l  address-space layout: topdown (default) or legacy (bottom-up, ADDR_COMPAT_LAYOUT)
+ *   -a  keep address-space randomization (default off, so that a seed replays exactly)
+ *   -q  no trace of the last calls on failure
+ *   -v  print every call and its result (for replays)
+ *   -c  compare with /proc/self/maps every N calls (default 500; 1 pins a replayed failure)
+ *
+ * After every call:
+ *   - success: page aligned (2 MiB for hugetlb), inside [mmap_min_addr, TASK_SIZE_MAX),
+ *     at or above 1 << 47 only when the hint asked for it (hint >= 1 << 47) or MAP_FIXED
+ *     put it there, MAP_FIXED exact, a free and valid hint honoured, MAP_32BIT below
+ *     2 GiB, nothing mapped before overlapped unless MAP_FIXED / MREMAP_FIXED replaced it,
+ *     a fresh page reads zero, moved pages keep their contents, unmapped pages fault;
+ *   - failure: the errno is one the man page documents for the call, and one that the
+ *     arguments can cause (exactly the one they determine where they determine one:
+ *     EINVAL for a zero length, ENOMEM for MAP_FIXED beyond the address space, EEXIST for
+ *     MAP_FIXED_NOREPLACE over a mapping, EPERM below mmap_min_addr, ...).
+ * Every 500 calls (-c) /proc/self/maps must match the model of what the calls mapped, and
+ * every page the fuzzer wrote must still hold its value. Where this kernel departs from the
+ * documentation, the departure is predicted exactly, counted and named in the summary
+ * ("known deviations"), so that anything else still fails.
+ *
+ * It drops root (to uid 65534) so that mmap_min_addr and RLIMIT_MEMLOCK apply, and never
+ * maps over, unmaps or moves anything it did not map itself.
+ * Exit status: 0 when every call behaved as documented, 1 at the first that did not (with
+ * the seed and the last calls), 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "p4d_layout.h"
+
+#define PAGE		P4D_PAGE_SIZE
+#define WINDOW		P4D_DEFAULT_MAP_WINDOW		/* 1 << 47 */
+/* The kernel's DEFAULT_MAP_WINDOW: what nobody asked to be high ends at or below it. */
+#define LOW_END		(WINDOW - PAGE)
+#define HUGE_2M		(2UL << 20)
+#define GB2		(1UL << 31)
+#define STACK_GUARD_GAP	(256 * PAGE)	/* the kernel's default stack_guard_gap */
+#define MEMLOCK_LIMIT	(8UL << 20)
+#define MAX_REGIONS	8192
+#define KEEP_REGIONS	1500		/* above this, calls lean to munmap */
+#define MAX_CUT		512		/* regions one call may remove or move */
+#define HISTORY		24
+
+#ifndef MAP_HUGE_2MB	/* linux/mman.h, which clashes with sys/mman.h */
+#define MAP_HUGE_2MB	(21 << MAP_HUGE_SHIFT)
+#define MAP_HUGE_1GB	(30 << MAP_HUGE_SHIFT)
+#endif
+#ifndef MAP_UNINITIALIZED
+#define MAP_UNINITIALIZED 0x4000000	/* asm-generic/mman-common.h; glibc leaves it out */
+#endif
+/* The flags MAP_SHARED_VALIDATE accepts for a file without mmap_supported_flags (mman.h). */
+#define LEGACY_MAP_MASK (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | \
+			 MAP_DENYWRITE | MAP_EXECUTABLE | MAP_UNINITIALIZED | MAP_GROWSDOWN | \
+			 MAP_LOCKED | MAP_NORESERVE | MAP_POPULATE | MAP_NONBLOCK | MAP_STACK | \
+			 MAP_HUGETLB | MAP_32BIT | MAP_HUGE_2MB | MAP_HUGE_1GB)
+
+enum { R_FOREIGN = 1, R_HUGE = 2, R_SHARED = 4, R_GROWSDOWN = 8, R_LOCKED = 16, R_RW = 32 };
+
+/* A mapped range of the model: the fuzzer's own, or foreign (mapped before it started). */
+struct region {
+	unsigned long start, end;
+	unsigned int attr;
+	unsigned long touched;		/* a page holding mark; 0 when none */
+	unsigned long mark;
+};
+
+/* Sorted by address, never overlapping. */
+static struct region regions[MAX_REGIONS];
+static int nregions;
+
+static unsigned long task_size, mmap_min_addr, totalram_pages;
+static int level5, legacy, quiet, verbose;
+static unsigned long check_every = 500;
+static unsigned long long seed;
+
+static unsigned long n_mmap, n_munmap, n_mremap, n_ok, n_high, n_checks, n_probes;
+static unsigned long n_lost;	/* failed MAP_FIXED / MREMAP_FIXED calls that unmapped the target */
+static unsigned long n_err[160];
+
+/* Behaviour of this kernel that departs from the documentation, predicted and counted. */
+enum { Q_HUGE_LOW_HINT, Q_HUGE_32BIT, Q_FIXED_ERRVALUE, NQUIRKS };
+static unsigned long n_quirk[NQUIRKS];
+static const char *const quirk_names[NQUIRKS] = {
+	/*
+	 * x86 hugetlb_get_unmapped_area() rounds a hint down to 2 MiB: a hint below 2 MiB
+	 * becomes address 0, which then fails mmap_min_addr with EPERM instead of being
+	 * placed at or above it as mmap(2) says (root, with CAP_SYS_RAWIO, gets address 0).
+	 */
+	"hugetlb-hint-below-2M-fails-EPERM",
+	/* hugetlb_get_unmapped_area() ignores MAP_32BIT: the mapping may land above 2 GiB. */
+	"hugetlb-ignores-MAP_32BIT",
+	/*
+	 * MAP_FIXED at an address in the last 4095 bytes of the 64-bit space: the arch code
+	 * returns the address unchecked and get_unmapped_area() takes it for an error
+	 * (IS_ERR_VALUE), so mmap fails with errno -addr (EPERM for -1) instead of ENOMEM.
+	 */
+	"MAP_FIXED-at-top-4095-bytes-returns-errno-minus-addr",
+};
+
+/* ---- random numbers: splitmix64, so one 64-bit seed replays the whole run ---- */
+
+static unsigned long long rng_state;
+
+static unsigned long rnd(void)
+{
+	unsigned long long z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static unsigned long below(unsigned long n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static int chance(int percent)
+{
+	return (int)below(100) < percent;
+}
+
+static unsigned long page_up(unsigned long x)
+{
+	return (x + PAGE - 1) & ~(PAGE - 1);	/* wraps to 0 as PAGE_ALIGN() does */
+}
+
+static unsigned long huge_up(unsigned long x)
+{
+	return (x + HUGE_2M - 1) & ~(HUGE_2M - 1);
+}
+
+/*
+ * The system calls themselves: glibc's mremap() passes new_address only with
+ * MREMAP_FIXED, and the ABI under test is the kernel's.
+ */
+static unsigned long sys_mmap(unsigned long addr, unsigned long len, int prot, int flags)
+{
+	return syscall(SYS_mmap, addr, len, prot, flags, -1, 0);
+}
+
+static unsigned long sys_mremap(unsigned long old, unsigned long old_len, unsigned long new_len,
+				int flags, unsigned long new_addr)
+{
+	return syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+}
+
+static int sys_munmap(unsigned long addr, unsigned long len)
+{
+	return syscall(SYS_munmap, addr, len);
+}
+
+/* ---- failure reports ---- */
+
+/* System calls issued so far: -n counts these, failures and the history name them. */
+static unsigned long issued(void)
+{
+	return n_mmap + n_munmap + n_mremap;
+}
+
+static char history[HISTORY][200];
+static unsigned long ncalls;	/* iterations: some make no call (see fuzz_munmap) */
+
+static void __attribute__((format(printf, 1, 2))) record(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(history[(issued() - 1) % HISTORY], sizeof(history[0]), fmt, ap);
+	va_end(ap);
+	if (verbose && strstr(history[(issued() - 1) % HISTORY], " = "))
+		printf("mmapfuzz: call %lu: %s\n", issued() - 1, history[(issued() - 1) % HISTORY]);
+}
+
+static void replay_line(void)
+{
+	printf("mmapfuzz: replay with: mmapfuzz -m %s -l %s -s %llu -n %lu\n",
+	       level5 ? "5" : "4", legacy ? "legacy" : "topdown", seed, issued());
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	unsigned long last = issued() - 1;	/* the call just made */
+
+	printf("mmapfuzz: FAIL at call %lu: ", last);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!quiet)
+		for (unsigned long i = last >= HISTORY ? last - HISTORY + 1 : 0; i <= last; i++)
+			printf("mmapfuzz:   call %lu: %s\n", i, history[i % HISTORY]);
+	replay_line();
+	fflush(stdout);
+	exit(1);
+}
+
+static const char *errname(int err)
+{
+	static char unknown[24];
+	const char *name = err ? strerrorname_np(err) : "success";
+
+	if (name)
+		return name;
+	snprintf(unknown, sizeof(unknown), "errno %d", err);
+	return unknown;
+}
+
+/* ---- the model ---- */
+
+/* The first region that ends above addr (find_vma()), nregions when none. */
+static int find(unsigned long addr)
+{
+	int lo = 0, hi = nregions;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (regions[mid].end > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Does [start, end) meet a region (with any of attr, when attr is nonzero)? */
+static int overlaps(unsigned long start, unsigned long end, unsigned int attr)
+{
+	if (end <= start)
+		end = -1UL;	/* a range that wraps reaches the top */
+	for (int i = find(start); i < nregions && regions[i].start < end; i++)
+		if (!attr || (regions[i].attr & attr))
+			return 1;
+	return 0;
+}
+
+static struct region *containing(unsigned long addr)
+{
+	int i = find(addr);
+
+	return i < nregions && regions[i].start <= addr ? &regions[i] : NULL;
+}
+
+static struct region *insert(struct region r)
+{
+	int i = find(r.start);
+
+	if (nregions == MAX_REGIONS)
+		fail("model full (%d regions)", MAX_REGIONS);
+	if (r.touched < r.start || r.touched >= r.end)
+		r.touched = 0;
+	memmove(&regions[i + 1], &regions[i], (nregions - i) * sizeof(regions[0]));
+	regions[i] = r;
+	nregions++;
+	return &regions[i];
+}
+
+/*
+ * Remove [start, end) from the fuzzer's regions, splitting those it cuts. The removed
+ * pieces go to out (up to max of them), in address order; returns their number.
+ */
+static int carve(unsigned long start, unsigned long end, struct region *out, int max)
+{
+	int n = 0, i = find(start);
+
+	while (i < nregions && regions[i].start < end) {
+		struct region r = regions[i], piece = r;
+
+		if (r.attr & R_FOREIGN)
+			fail("model: [%#lx, %#lx) would remove the foreign [%#lx, %#lx)", start, end,
+			     r.start, r.end);
+		memmove(&regions[i], &regions[i + 1], (nregions - i - 1) * sizeof(regions[0]));
+		nregions--;
+		if (r.start < start) {
+			struct region left = r;
+
+			left.end = piece.start = start;
+			insert(left);
+			i++;
+		}
+		if (r.end > end) {
+			struct region right = r;
+
+			right.start = piece.end = end;
+			insert(right);	/* starts at end: the loop stops here */
+		}
+		if (piece.touched < piece.start || piece.touched >= piece.end)
+			piece.touched = 0;
+		if (out && n < max)
+			out[n] = piece;
+		n++;
+	}
+	return n < max ? n : max;
+}
+
+/* ---- pages: fresh ones read zero, written ones keep their mark, unmapped ones fault ---- */
+
+static sigjmp_buf probe_env;
+static volatile sig_atomic_t probing;
+
+static void on_fault(int sig)
+{
+	if (probing)
+		siglongjmp(probe_env, 1);
+	signal(sig, SIG_DFL);
+	printf("mmapfuzz: unexpected %s at call %lu\n", strsignal(sig), issued() - 1);
+	replay_line();
+	fflush(stdout);
+	raise(sig);
+}
+
+/* Read a word; 0 when the access faults. */
+static int probe(unsigned long addr, unsigned long *value)
+{
+	int ok = 0;
+
+	probing = 1;
+	if (!sigsetjmp(probe_env, 1)) {
+		*value = *(volatile unsigned long *)addr;
+		ok = 1;
+	}
+	probing = 0;
+	n_probes++;
+	return ok;
+}
+
+/*
+ * A new private or new shared-object mapping of ours: a random page of it must read zero;
+ * write a mark there. Half of them, to keep the page-fault cost under TCG in check; never
+ * hugetlb ones (a page may be missing from the pool).
+ */
+static void touch_fresh(struct region *r)
+{
+	unsigned long page = r->start + below((r->end - r->start) / PAGE) * PAGE, v;
+
+	if (!(r->attr & R_RW) || (r->attr & R_HUGE) || chance(50))
+		return;
+	if (!probe(page, &v))
+		fail("fresh mapping [%#lx, %#lx): reading %#lx faults", r->start, r->end, page);
+	if (v)
+		fail("fresh mapping [%#lx, %#lx): %#lx reads %#lx, not zero", r->start, r->end,
+		     page, v);
+	r->mark = rnd() | 1;
+	*(volatile unsigned long *)page = r->mark;
+	r->touched = page;
+}
+
+static void check_mark(const struct region *r, unsigned long at, const char *what)
+{
+	unsigned long v;
+
+	if (!probe(at, &v))
+		fail("%s: page %#lx faults, it holds a mark", what, at);
+	if (v != r->mark)
+		fail("%s: page %#lx holds %#lx, wrote %#lx", what, at, v, r->mark);
+}
+
+static void check_marks(void)
+{
+	for (int i = 0; i < nregions; i++)
+		if (regions[i].touched)
+			check_mark(&regions[i], regions[i].touched, "mark check");
+}
+
+/*
+ * Written pages that left the model fault, unless another mapping covers them now. Not
+ * probed below a mapping that grows down: the fault would legitimately grow it there.
+ */
+static void check_gone(const struct region *gone, int n)
+{
+	unsigned long v, t;
+	int next;
+
+	for (int i = 0; i < n; i++) {
+		t = gone[i].touched;
+		next = find(t);
+		if (!t || (next < nregions && (regions[next].start <= t ||
+					       (regions[next].attr & R_GROWSDOWN))))
+			continue;
+		if (probe(t, &v))
+			fail("unmapped page %#lx still reads %#lx", t, v);
+	}
+}
+
+/* ---- /proc/self/maps against the model ---- */
+
+static char maps_buf[4 << 20];
+
+/* Read /proc/self/maps without stdio (stdio would allocate, and change the maps). */
+static void read_maps(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY);
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		fail("/proc/self/maps: %s", strerror(errno));
+	while ((n = read(fd, maps_buf + len, sizeof(maps_buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	if (len >= sizeof(maps_buf) - 1)
+		fail("/proc/self/maps is larger than %zu bytes", sizeof(maps_buf));
+	maps_buf[len] = 0;
+}
+
+/* The next line of maps_buf from *pos: its range, and whether it names "[stack]". */
+static int next_line(char **pos, unsigned long *start, unsigned long *end, int *stack)
+{
+	char *p = *pos, *nl;
+
+	if (!*p)
+		return 0;
+	*start = strtoul(p, &p, 16);
+	*end = strtoul(p + 1, &p, 16);
+	nl = strchr(p, '\n');
+	if (!nl)
+		nl = p + strlen(p);
+	*stack = nl - p >= 7 && !memcmp(nl - 7, "[stack]", 7);
+	*pos = *nl ? nl + 1 : nl;
+	return 1;
+}
+
+/* The next range of maps_buf, adjacent lines merged; 0 at the end. */
+static int next_merged(char **pos, unsigned long *start, unsigned long *end)
+{
+	unsigned long s, e;
+	char *save;
+	int stack;
+
+	if (!next_line(pos, start, end, &stack))
+		return 0;
+	for (save = *pos; next_line(pos, &s, &e, &stack) && s == *end; save = *pos)
+		*end = e;
+	*pos = save;
+	return 1;
+}
+
+/* The kernel's mappings must cover exactly what the model says, adjacent ones merged. */
+static void check_maps(void)
+{
+	char *pos = maps_buf;
+	unsigned long ks, ke, ms, me;
+	int i = 0, more;
+
+	read_maps();
+	n_checks++;
+	while ((more = next_merged(&pos, &ks, &ke)) || i < nregions) {
+		ms = me = 0;
+		if (i < nregions) {
+			ms = regions[i].start;
+			me = regions[i].end;
+			while (++i < nregions && regions[i].start == me)
+				me = regions[i].end;
+		}
+		if (!more || !me || ks != ms || ke != me)
+			fail("/proc/self/maps has [%#lx, %#lx) where the calls made [%#lx, %#lx)",
+			     more ? ks : 0, more ? ke : 0, ms, me);
+	}
+}
+
+/* Everything mapped before the first call is foreign: never remapped or unmapped. */
+static void snapshot_foreign(void)
+{
+	char *pos = maps_buf;
+	unsigned long s, e;
+	int stack;
+
+	read_maps();
+	while (next_line(&pos, &s, &e, &stack)) {
+		/* [stack] grows down: hints below it keep its guard gap. */
+		struct region r = { s, e, R_FOREIGN | (stack ? R_GROWSDOWN : 0), 0, 0 };
+
+		insert(r);
+	}
+}
+
+/* ---- expectations ---- */
+
+/* Sets of errnos: EOPNOTSUPP is 95. */
+typedef unsigned __int128 errset;
+#define ERRBIT(e) ((errset)1 << (e))
+/* The ERRORS sections of mmap(2) (with EOPNOTSUPP of MAP_SHARED_VALIDATE), mremap(2), munmap(2). */
+#define MMAP_ERRORS (ERRBIT(EACCES) | ERRBIT(EAGAIN) | ERRBIT(EBADF) | ERRBIT(EEXIST) | \
+		     ERRBIT(EINVAL) | ERRBIT(ENFILE) | ERRBIT(ENODEV) | ERRBIT(ENOMEM) | \
+		     ERRBIT(EOVERFLOW) | ERRBIT(EPERM) | ERRBIT(ETXTBSY) | ERRBIT(EOPNOTSUPP))
+#define MREMAP_ERRORS (ERRBIT(EAGAIN) | ERRBIT(EFAULT) | ERRBIT(EINVAL) | ERRBIT(ENOMEM) | \
+		       ERRBIT(EPERM))
+#define MUNMAP_ERRORS (ERRBIT(EINVAL) | ERRBIT(ENOMEM))
+
+/*
+ * What a call may do. The kernel checks in stages; the first check that must fail
+ * decides the errno (want_err), and the checks before it that may fail (placement,
+ * resources) add theirs (may_err). Built in the kernel's order with want() and may().
+ */
+struct expect {
+	int want_err;
+	errset may_err;
+	int want_addr;		/* success must return addr */
+	unsigned long addr;
+	int quirk;		/* want_err is a known deviation (index + 1) */
+};
+
+static void want(struct expect *x, int err)
+{
+	if (!x->want_err)
+		x->want_err = err;
+}
+
+static void may(struct expect *x, int err)
+{
+	if (!x->want_err)
+		x->may_err |= ERRBIT(err);
+}
+
+static void check_error(const struct expect *x, int err, errset documented, const char *call)
+{
+	if ((err >= 128 || !(documented & ERRBIT(err))) && !(x->quirk && err == x->want_err))
+		fail("%s failed with %s, not a documented error of the call", call, errname(err));
+	if (err != x->want_err && !(x->may_err & ERRBIT(err))) {
+		if (x->want_err)
+			fail("%s failed with %s, the arguments call for %s", call, errname(err),
+			     errname(x->want_err));
+		fail("%s failed with %s, which these arguments cannot cause", call, errname(err));
+	}
+	if (x->quirk && err == x->want_err)
+		n_quirk[x->quirk - 1]++;
+	if (err < (int)(sizeof(n_err) / sizeof(n_err[0])))
+		n_err[err]++;
+}
+
+/* round_hint_to_min() of mm/mmap.c: what an mmap hint becomes before placement. */
+static unsigned long effective_hint(unsigned long hint)
+{
+	hint &= ~(PAGE - 1);
+	if (hint && hint < mmap_min_addr)
+		return page_up(mmap_min_addr);
+	return hint;
+}
+
+/* A hint asks for the full address space when it is at or above 1 << 47. */
+static int asks_high(unsigned long hint)
+{
+	return hint > LOW_END;
+}
+
+/*
+ * Is this (aligned) hint honoured? [hint, hint + len) must fit below end_limit, stay on
+ * one side of the 47-bit boundary (5level-paging.rst; mmap_address_hint_valid()), and end
+ * before the next mapping, or before its stack guard gap when that one grows down.
+ */
+static int hint_free(unsigned long hint, unsigned long len, unsigned long end_limit)
+{
+	unsigned long next;
+	int i;
+
+	if (len > end_limit || hint > end_limit - len)
+		return 0;
+	if ((hint > LOW_END) != (hint + len > LOW_END))
+		return 0;
+	i = find(hint);
+	if (i == nregions)
+		return 1;
+	next = regions[i].start;
+	if (regions[i].attr & R_GROWSDOWN)	/* vm_start_gap(): the gap, clamped at 0 */
+		next = next > STACK_GUARD_GAP ? next - STACK_GUARD_GAP : 0;
+	return hint + len <= next;
+}
+
+/* The checks every successful placement gets; window: apply the 47-bit rule. */
+static void check_placement(unsigned long addr, unsigned long len, unsigned long hint,
+			    int window, int huge, const char *call)
+{
+	if (addr & (PAGE - 1))
+		fail("%s returned %#lx, not page aligned", call, addr);
+	if (huge && (addr & (HUGE_2M - 1)))
+		fail("%s returned %#lx for hugetlb, not 2 MiB aligned", call, addr);
+	if (addr < mmap_min_addr || addr + len > task_size || addr + len < addr)
+		fail("%s gave [%#lx, %#lx), outside [mmap_min_addr %#lx, TASK_SIZE_MAX %#lx)",
+		     call, addr, addr + len, mmap_min_addr, task_size);
+	if (window && addr + len > LOW_END && !asks_high(hint))
+		fail("%s gave [%#lx, %#lx), above the 47-bit window; hint %#lx did not ask",
+		     call, addr, addr + len, hint);
+	if (addr + len > LOW_END)
+		n_high++;
+}
+
+/* ---- arguments ---- */
+
+/* At, after or inside an existing mapping, or just below one. */
+static unsigned long near_region(void)
+{
+	struct region *r = &regions[below(nregions)];
+
+	switch (below(4)) {
+	case 0: return r->start;
+	case 1: return r->end;
+	case 2: return r->start + below((r->end - r->start) / PAGE) * PAGE;
+	default: return r->start - PAGE * (1 + below(16));
+	}
+}
+
+/* A hint or address: the paging modes' edges, random values, near existing mappings. */
+static unsigned long pick_addr(void)
+{
+	static const unsigned long edges[] = {
+		0, 1, PAGE - 1, PAGE, 2 * PAGE, HUGE_2M - PAGE, HUGE_2M, GB2 - PAGE, GB2,
+		1UL << 32, WINDOW - 2 * PAGE, WINDOW - PAGE, WINDOW - 1, WINDOW, WINDOW + 1,
+		WINDOW + PAGE, WINDOW + HUGE_2M, 1UL << 48, (1UL << 56) - 2 * PAGE,
+		(1UL << 56) - PAGE, (1UL << 56) - 1, 1UL << 56, (1UL << 56) + PAGE, 1UL << 57,
+		(1UL << 63) - PAGE, 1UL << 63, 0xff00000000000000UL, 0xffff800000000000UL,
+		-HUGE_2M, -PAGE, -1UL,
+	};
+	unsigned long a;
+
+	switch (below(20)) {
+	case 0 ... 4:	/* no hint */
+		return 0;
+	case 5 ... 9:	/* an edge, sometimes a few pages off */
+		a = edges[below(sizeof(edges) / sizeof(edges[0]))];
+		if (chance(30))
+			a += (below(9) - 4) * PAGE;
+		return a;
+	case 10 ... 11:	/* any 64-bit value: mostly non-canonical */
+		return rnd();
+	case 12 ... 15:	/* log-uniform over [2^12, 2^64) */
+		a = 1UL << (12 + below(52));
+		a += below(a);
+		return chance(80) ? a & ~(PAGE - 1) : a;
+	default:
+		return near_region();
+	}
+}
+
+static unsigned long pick_len(void)
+{
+	static const unsigned long edges[] = {
+		0, 1, PAGE - 1, PAGE + 1, HUGE_2M, HUGE_2M + PAGE, WINDOW - PAGE, WINDOW,
+		(1UL << 56) - PAGE, 1UL << 56, 1UL << 63, -PAGE, -1UL,
+	};
+	unsigned long l;
+
+	switch (below(20)) {
+	case 0 ... 10:
+		return PAGE * (1 + below(16));
+	case 11 ... 16:	/* 4 KiB .. 512 TiB, log-uniform */
+		l = 1UL << (12 + below(37));
+		return (l + below(l)) & ~(PAGE - 1);
+	case 17:
+		return 1 + below(64 * PAGE);	/* unaligned */
+	default:
+		return edges[below(sizeof(edges) / sizeof(edges[0]))];
+	}
+}
+
+/* mm->locked_vm: the pages of VM_LOCKED mappings (hugetlb ones are never counted). */
+static unsigned long locked_bytes(void)
+{
+	unsigned long n = 0;
+
+	for (int i = 0; i < nregions; i++)
+		if (regions[i].attr & R_LOCKED)
+			n += regions[i].end - regions[i].start;
+	return n;
+}
+
+/* Does [start, end) cut a hugetlb region where it cannot be split (not 2 MiB aligned)? */
+static int cuts_huge(unsigned long start, unsigned long end)
+{
+	for (int i = find(start); i < nregions && regions[i].start < end; i++) {
+		struct region *r = &regions[i];
+
+		if ((r->attr & R_HUGE) &&
+		    ((start > r->start && (start & (HUGE_2M - 1))) ||
+		     (end < r->end && (end & (HUGE_2M - 1)))))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * After a failed call that may have unmapped part of what it was to replace (MAP_FIXED
+ * and MREMAP_FIXED unmap the target before the steps that can still fail, a shrinking
+ * move the source tail), take the kernel's word for [start, end).
+ */
+static void resync(unsigned long start, unsigned long end)
+{
+	char *pos = maps_buf;
+	unsigned long s, e, cur = start;
+	int stack;
+
+	int lost = 0;
+
+	if (end <= start)
+		end = -1UL;
+	read_maps();
+	while (cur < end && next_line(&pos, &s, &e, &stack)) {
+		if (e <= cur)
+			continue;
+		if (s > cur)
+			lost += carve(cur, s < end ? s : end, NULL, 0);
+		cur = e;
+	}
+	if (cur < end)
+		lost += carve(cur, end, NULL, 0);
+	n_lost += lost > 0;
+}
+
+/* ---- mmap ---- */
+
+static int pick_mmap_flags(unsigned long len)
+{
+	int flags = MAP_ANONYMOUS;
+
+	/* Mostly private, some shared, a few invalid types (0, MAP_SHARED_VALIDATE). */
+	flags |= chance(70) ? MAP_PRIVATE : chance(85) ? MAP_SHARED :
+		 chance(50) ? 0 : MAP_SHARED_VALIDATE;
+	if (chance(15))
+		flags |= MAP_FIXED;
+	if (chance(10))
+		flags |= MAP_FIXED_NOREPLACE;
+	if (chance(30))
+		flags |= MAP_NORESERVE;
+	if (chance(6))
+		flags |= MAP_HUGETLB;
+	if (chance(4))
+		flags |= MAP_32BIT;
+	if (chance(2))
+		flags |= MAP_GROWSDOWN;
+	if (chance(5))
+		flags |= MAP_STACK;
+	if (chance(5) && len <= 16 * PAGE)
+		flags |= MAP_POPULATE;		/* populating a big mapping would eat the guest */
+	if (chance(3) && len <= 64 * PAGE)
+		flags |= MAP_LOCKED;
+	return flags;
+}
+
+static void fuzz_mmap(void)
+{
+	unsigned long hint = pick_addr(), len = pick_len(), lenh, alen, ehint, addr;
+	int prot = below(8), flags = pick_mmap_flags(len), type = flags & MAP_SHARED_VALIDATE;
+	int huge = flags & MAP_HUGETLB, fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE), err;
+	struct expect x = { 0 };
+	char call[200];
+
+	/* ksys_mmap_pgoff() rounds a hugetlb length up to 2 MiB, do_mmap() any to a page. */
+	lenh = huge ? huge_up(len) : len;
+	alen = page_up(lenh);
+	ehint = fixed ? hint : effective_hint(hint);
+
+	/* MAP_FIXED never replaces what the fuzzer did not map: ask NOREPLACE instead. */
+	if ((flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE) && alen &&
+	    overlaps(hint, hint + alen, R_FOREIGN))
+		flags = (flags & ~MAP_FIXED) | MAP_FIXED_NOREPLACE;
+	snprintf(call, sizeof(call), "mmap(%#lx, %#lx, %d, %#x)", hint, len, prot, flags);
+	n_mmap++;
+	record("%s", call);
+
+	/* do_mmap() and get_unmapped_area(), in the kernel's order. */
+	if (!lenh)
+		want(&x, EINVAL);
+	if (!alen || alen > task_size)
+		want(&x, ENOMEM);
+	if (fixed) {
+		if (huge && (hint & (HUGE_2M - 1)))
+			want(&x, EINVAL);	/* prepare_hugepage_range() */
+		if (hint >= -4095UL && !x.want_err) {
+			want(&x, (int)-hint);
+			x.quirk = Q_FIXED_ERRVALUE + 1;
+		}
+		if (hint > task_size - alen)
+			want(&x, ENOMEM);	/* beyond the address space */
+		if (hint & (PAGE - 1))
+			want(&x, EINVAL);
+		if (hint < mmap_min_addr)
+			want(&x, EPERM);	/* security_mmap_addr() */
+		x.want_addr = 1;
+		x.addr = hint;
+	} else {
+		/* The hint path: hugetlb rounds it down to 2 MiB; MAP_32BIT searches below 2 GiB. */
+		unsigned long h = huge ? ehint & ~(HUGE_2M - 1) : ehint;
+		unsigned long end = !huge && (flags & MAP_32BIT) ? GB2 : task_size;
+
+		if (ehint && hint_free(h, alen, end)) {
+			if (h < mmap_min_addr) {
+				want(&x, EPERM);
+				x.quirk = Q_HUGE_LOW_HINT + 1;
+			}
+			x.want_addr = 1;
+			x.addr = h;
+		} else {
+			may(&x, ENOMEM);	/* no free range of that size */
+		}
+	}
+	if ((flags & MAP_FIXED_NOREPLACE) && overlaps(hint, hint + alen, 0))
+		want(&x, EEXIST);
+	/* mlock_future_check(): RLIMIT_MEMLOCK, counted before MAP_FIXED unmaps anything. */
+	if ((flags & MAP_LOCKED) && locked_bytes() + alen > MEMLOCK_LIMIT)
+		want(&x, EAGAIN);
+	/* The mapping type. */
+	if (huge && type == MAP_SHARED_VALIDATE && (flags & ~LEGACY_MAP_MASK))
+		want(&x, EOPNOTSUPP);
+	if (type == 0 || (!huge && type == MAP_SHARED_VALIDATE))
+		want(&x, EINVAL);
+	if ((flags & MAP_GROWSDOWN) && (huge || type != MAP_PRIVATE))
+		want(&x, EINVAL);
+	/* mmap_region(): unmapping under MAP_FIXED, then commit accounting. */
+	if ((flags & MAP_FIXED) && cuts_huge(hint, hint + alen))
+		may(&x, ENOMEM);	/* a hugetlb mapping splits only at 2 MiB */
+	if (!huge && !(flags & MAP_NORESERVE) && (type != MAP_PRIVATE || (prot & PROT_WRITE)) &&
+	    alen / PAGE > totalram_pages)
+		want(&x, ENOMEM);	/* overcommit heuristic: no mapping larger than RAM */
+	if (huge && !(flags & MAP_NORESERVE))
+		may(&x, ENOMEM);	/* the huge page pool is short */
+
+	addr = sys_mmap(hint, len, prot, flags);
+	err = addr == (unsigned long)MAP_FAILED ? errno : 0;
+	if (err) {
+		record("%s = %s", call, errname(err));
+		check_error(&x, err, MMAP_ERRORS, call);
+		if ((flags & MAP_FIXED) && !(flags & MAP_FIXED_NOREPLACE) && err == ENOMEM &&
+		    alen && hint + alen > hint)
+			resync(hint, hint + alen);
+		return;
+	}
+	record("%s = %#lx", call, addr);
+	if (x.want_err)
+		fail("%s returned %#lx; the arguments call for %s", call, addr, errname(x.want_err));
+	check_placement(addr, alen, ehint, !fixed, huge, call);
+	if (x.want_addr && addr != x.addr)
+		fail("%s returned %#lx; %s %#lx", call, addr,
+		     fixed ? "MAP_FIXED asked for" : "the free, valid hint was", x.addr);
+	if (!fixed && overlaps(addr, addr + alen, 0))
+		fail("%s returned [%#lx, %#lx), over an existing mapping", call, addr, addr + alen);
+	if ((flags & MAP_32BIT) && !fixed && addr + alen > GB2) {
+		if (!huge)
+			fail("%s returned [%#lx, %#lx): MAP_32BIT, above 2 GiB", call, addr,
+			     addr + alen);
+		n_quirk[Q_HUGE_32BIT]++;
+	}
+	n_ok++;
+
+	struct region gone[MAX_CUT], r = { addr, addr + alen, 0, 0, 0 };
+	int ngone = carve(addr, addr + alen, gone, MAX_CUT);
+
+	r.attr = (huge ? R_HUGE : 0) | (type & MAP_SHARED ? R_SHARED : 0) |
+		 (flags & MAP_GROWSDOWN ? R_GROWSDOWN : 0) |
+		 (flags & MAP_LOCKED && !huge ? R_LOCKED : 0) |
+		 ((prot & (PROT_READ | PROT_WRITE)) == (PROT_READ | PROT_WRITE) ? R_RW : 0);
+	touch_fresh(insert(r));
+	check_gone(gone, ngone);
+}
+
+/* ---- munmap ---- */
+
+static void fuzz_munmap(void)
+{
+	unsigned long addr, len, end;
+	struct expect x = { 0 };
+	struct region gone[MAX_CUT];
+	char call[120];
+	int err, ngone;
+
+	if (chance(75)) {
+		/* One of ours: whole, part of it, or on into the next ones. */
+		struct region *r = &regions[below(nregions)];
+
+		if (r->attr & R_FOREIGN)
+			return;
+		addr = r->start + (chance(60) ? 0 : below((r->end - r->start) / PAGE) * PAGE);
+		len = chance(60) ? r->end - addr : PAGE * (1 + below(64));
+		if (chance(10))
+			len = pick_len();
+	} else {
+		addr = pick_addr();
+		len = pick_len();
+	}
+	end = addr + page_up(len);
+
+	/* do_mas_munmap(): alignment and range, then splitting. */
+	if ((addr & (PAGE - 1)) || addr > task_size || len > task_size - addr || end == addr)
+		want(&x, EINVAL);
+	else if (overlaps(addr, end, R_FOREIGN))
+		return;		/* it would unmap what is not ours */
+	else if (cuts_huge(addr, end))
+		want(&x, EINVAL);	/* hugetlb vmas split only at 2 MiB */
+
+	snprintf(call, sizeof(call), "munmap(%#lx, %#lx)", addr, len);
+	n_munmap++;
+	record("%s", call);
+	err = sys_munmap(addr, len) ? errno : 0;
+	record("%s = %s", call, errname(err));
+	if (err) {
+		check_error(&x, err, MUNMAP_ERRORS, call);
+		return;
+	}
+	if (x.want_err)
+		fail("%s succeeded; the arguments call for %s", call, errname(x.want_err));
+	n_ok++;
+	ngone = carve(addr, end, gone, MAX_CUT);
+	check_gone(gone, ngone);
+}
+
+/* ---- mremap ---- */
+
+static int pick_mremap_flags(void)
+{
+	switch (below(20)) {
+	case 0 ... 5: return 0;
+	case 6 ... 12: return MREMAP_MAYMOVE;
+	case 13 ... 16: return MREMAP_MAYMOVE | MREMAP_FIXED;
+	case 17 ... 18: return MREMAP_MAYMOVE | MREMAP_DONTUNMAP;
+	default: return below(16);	/* with invalid bits or combinations */
+	}
+}
+
+/* The model after a successful mremap that moved [old, old + ol) to ret. */
+static void model_move(unsigned long old, unsigned long ol, unsigned long nl,
+		       unsigned long ret, int flags, const char *call)
+{
+	static struct region moved[MAX_CUT], gone[MAX_CUT];
+	unsigned long keep = nl < ol ? nl : ol, delta = ret - old;
+	unsigned int last_attr = 0;
+	int n, ngone = 0;
+
+	if (flags & MREMAP_FIXED)
+		ngone = carve(ret, ret + nl, gone, MAX_CUT);
+	if (ol > keep)
+		ngone += carve(old + keep, old + ol, gone + ngone, MAX_CUT - ngone);
+	n = carve(old, old + keep, moved, MAX_CUT);
+	for (int i = 0; i < n; i++) {
+		struct region r = moved[i];
+
+		if (flags & MREMAP_DONTUNMAP) {
+			/* The old range stays mapped, unlocked; private pages left it. */
+			struct region stay = r;
+
+			stay.attr &= ~R_LOCKED;
+			if (!(stay.attr & R_SHARED))
+				stay.touched = 0;
+			insert(stay);
+		}
+		last_attr = r.attr;
+		r.start += delta;
+		r.end += delta;
+		if (r.touched)
+			r.touched += delta;
+		if (overlaps(r.start, r.end, 0))
+			fail("%s: the moved [%#lx, %#lx) lands on a mapping", call, r.start, r.end);
+		if (r.touched)
+			check_mark(insert(r), r.touched, call);
+		else
+			insert(r);
+	}
+	/* Their old addresses are unmapped now (DONTUNMAP aside: those stay mapped). */
+	if (!(flags & MREMAP_DONTUNMAP))
+		check_gone(moved, n);
+	if (nl > keep) {
+		/* Growth: the extension is new. A shared one lies beyond the object: not touched. */
+		struct region *r = insert((struct region){ ret + keep, ret + nl, last_attr, 0, 0 });
+
+		if (!(r->attr & R_SHARED))
+			touch_fresh(r);
+	}
+	check_gone(gone, ngone);
+}
+
+static void fuzz_mremap(void)
+{
+	unsigned long old, old_len, new_len, new_addr = 0, ol, nl, ret;
+	struct region *src = &regions[below(nregions)];
+	int flags = pick_mremap_flags(), err, huge, moved, foreign;
+	struct expect x = { 0 };
+	char call[200];
+
+	if ((src->attr & R_FOREIGN) && chance(90))
+		return;
+	old = chance(70) ? src->start :
+	      chance(70) ? src->start + below((src->end - src->start) / PAGE) * PAGE : pick_addr();
+	switch (below(10)) {
+	case 0 ... 5: old_len = src->end > old ? src->end - old : PAGE; break;
+	case 6 ... 7: old_len = PAGE * (1 + below(32)); break;
+	case 8: old_len = 0; break;
+	default: old_len = pick_len();
+	}
+	switch (below(10)) {
+	case 0 ... 2: new_len = old_len; break;
+	case 3 ... 5: new_len = old_len + PAGE * (1 + below(64)); break;
+	case 6 ... 7: new_len = old_len / 2; break;
+	default: new_len = pick_len();
+	}
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP) || chance(10))
+		new_addr = pick_addr();
+
+	src = containing(old);
+	huge = src && (src->attr & R_HUGE);
+	ol = huge ? huge_up(page_up(old_len)) : page_up(old_len);
+	nl = huge ? huge_up(page_up(new_len)) : page_up(new_len);
+	foreign = overlaps(old, old + ol, R_FOREIGN) ||
+		  ((flags & MREMAP_FIXED) && overlaps(new_addr, new_addr + nl, R_FOREIGN));
+
+	/* sys_mremap(): the arguments, then the source vma. */
+	if (flags & ~(MREMAP_FIXED | MREMAP_MAYMOVE | MREMAP_DONTUNMAP))
+		want(&x, EINVAL);
+	if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
+		want(&x, EINVAL);
+	if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
+		want(&x, EINVAL);
+	if (old & (PAGE - 1))
+		want(&x, EINVAL);
+	if (!page_up(new_len))
+		want(&x, EINVAL);
+	if (!x.want_err && foreign)
+		return;		/* it could move or unmap what is not ours */
+	if (!src)
+		want(&x, EFAULT);
+	if (huge && ((old & (HUGE_2M - 1)) || (new_addr & (HUGE_2M - 1)) || nl > ol))
+		want(&x, EINVAL);	/* hugetlb: aligned, and never grown */
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) {
+		/* mremap_to() */
+		if ((new_addr & (PAGE - 1)) || nl > task_size || new_addr > task_size - nl)
+			want(&x, EINVAL);	/* new_address invalid: beyond the address space */
+		if (old + ol > new_addr && new_addr + nl > old)
+			want(&x, EINVAL);	/* the ranges overlap */
+		if (flags & MREMAP_FIXED) {
+			if (cuts_huge(new_addr, new_addr + nl))
+				may(&x, EINVAL);
+			x.want_addr = 1;
+			x.addr = new_addr;
+		}
+		if (ol > nl && (old + ol > task_size || old + ol < old || cuts_huge(old + nl, old + ol)))
+			may(&x, EINVAL);	/* unmapping the source tail */
+		may(&x, EFAULT);	/* the source range spans more than one vma */
+		if (!old_len)
+			may(&x, EINVAL);	/* duplicating a private mapping */
+		if (huge && (flags & MREMAP_DONTUNMAP))
+			want(&x, EINVAL);	/* hugetlb vmas are VM_DONTEXPAND */
+		if (src && (src->attr & R_LOCKED))
+			may(&x, EAGAIN);
+		if ((flags & MREMAP_FIXED) && new_addr < mmap_min_addr)
+			want(&x, EPERM);	/* security_mmap_addr() */
+		may(&x, ENOMEM);	/* placement, the map count, the move */
+	} else if (ol >= nl) {
+		if (ol > nl && (old + ol > task_size || old + ol < old || cuts_huge(old + nl, old + ol)))
+			may(&x, EINVAL);	/* unmapping the tail */
+	} else {
+		may(&x, EFAULT);	/* the source range spans more than one vma */
+		may(&x, EINVAL);	/* duplicating a private mapping */
+		if (src && (src->attr & R_LOCKED))
+			may(&x, EAGAIN);
+		may(&x, ENOMEM);	/* cannot grow in place, no room to move, accounting */
+	}
+
+	snprintf(call, sizeof(call), "mremap(%#lx, %#lx, %#lx, %d, %#lx)", old, old_len, new_len,
+		 flags, new_addr);
+	n_mremap++;
+	record("%s", call);
+	ret = sys_mremap(old, old_len, new_len, flags, new_addr);
+	err = ret == (unsigned long)MAP_FAILED ? errno : 0;
+	if (err) {
+		record("%s = %s", call, errname(err));
+		check_error(&x, err, MREMAP_ERRORS, call);
+		/*
+		 * mremap_to() unmaps the target, and the source tail of a shrinking move,
+		 * before the checks that can still fail (even EPERM for new_address 0).
+		 */
+		if (flags & MREMAP_FIXED) {
+			resync(new_addr, new_addr + nl);
+			if (ol > nl)
+				resync(old + nl, old + ol);
+		}
+		return;
+	}
+	record("%s = %#lx", call, ret);
+	if (x.want_err)
+		fail("%s returned %#lx; the arguments call for %s", call, ret, errname(x.want_err));
+	n_ok++;
+
+	if (x.want_addr && ret != x.addr)
+		fail("%s returned %#lx; MREMAP_FIXED asked for %#lx", call, ret, x.addr);
+	if (ret != old && !(flags & MREMAP_MAYMOVE))
+		fail("%s moved the mapping to %#lx without MREMAP_MAYMOVE", call, ret);
+	/*
+	 * A move places the new range through get_unmapped_area(): at new_address with
+	 * MREMAP_FIXED, with new_address as the hint for MREMAP_DONTUNMAP, with no hint
+	 * otherwise (so below 47 bits). Growing in place keeps the address.
+	 */
+	moved = ret != old || (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) || !old_len;
+	if (moved || nl > ol)	/* equal or smaller in place is a no-op or an unmap */
+		check_placement(ret, nl, flags & MREMAP_DONTUNMAP ? new_addr : 0,
+				moved && !(flags & MREMAP_FIXED), huge, call);
+	if (moved && !(flags & MREMAP_FIXED) && overlaps(ret, ret + nl, 0) &&
+	    !(ret < old + ol && ret + nl > old))
+		fail("%s moved to [%#lx, %#lx), over an existing mapping", call, ret, ret + nl);
+
+	if (!old_len) {
+		/* A shared mapping duplicated from old's offset: both stay, sharing pages. */
+		struct region r = { ret, ret + nl, src->attr & ~R_LOCKED, 0, src->mark };
+
+		if (src->touched >= old && src->touched < old + nl)
+			r.touched = ret + (src->touched - old);
+		if (overlaps(r.start, r.end, 0))
+			fail("%s: the duplicate [%#lx, %#lx) lands on a mapping", call, r.start, r.end);
+		if (r.touched)
+			check_mark(insert(r), r.touched, call);
+		else
+			insert(r);
+	} else if (moved) {
+		model_move(old, ol, nl, ret, flags, call);
+	} else if (nl < ol) {
+		struct region gone[MAX_CUT];
+
+		check_gone(gone, carve(old + nl, old + ol, gone, MAX_CUT));
+	} else if (nl > ol) {
+		/* Grown in place: the extension continues the vma that ends at old + ol. */
+		struct region *last = containing(old + ol - 1), *r;
+
+		if (!last || overlaps(old + ol, old + nl, 0))
+			fail("%s grew in place over [%#lx, %#lx), not free", call, old + ol, old + nl);
+		r = insert((struct region){ old + ol, old + nl, last->attr, 0, 0 });
+		if (!(r->attr & R_SHARED))
+			touch_fresh(r);
+	}
+}
+
+/* ---- setup ---- */
+
+static unsigned long read_number(const char *path, const char *key)
+{
+	char line[256];
+	unsigned long v = 0;
+	size_t klen = key ? strlen(key) : 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		printf("mmapfuzz: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f))
+		if (!key || !strncmp(line, key, klen)) {
+			v = strtoul(line + klen, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Grow the stack now, so that it keeps the extent the foreign snapshot records. */
+static void __attribute__((noinline)) prefault_stack(void)
+{
+	volatile char buf[256 << 10];
+
+	for (size_t i = 0; i < sizeof(buf); i += PAGE)
+		buf[i] = 0;
+}
+
+static void drop_root(void)
+{
+	struct rlimit memlock = { MEMLOCK_LIMIT, MEMLOCK_LIMIT };
+
+	if (geteuid() != 0)
+		return;
+	/* Without CAP_SYS_RAWIO and CAP_IPC_LOCK, mmap_min_addr and RLIMIT_MEMLOCK apply. */
+	if (setrlimit(RLIMIT_MEMLOCK, &memlock) || setgroups(0, NULL) || setgid(65534) ||
+	    setuid(65534)) {
+		perror("mmapfuzz: dropping root");
+		exit(1);
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static char outbuf[1 << 16];
+	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
+	unsigned long calls = 100000;
+	const char *mode = NULL;
+	int opt, keep_aslr = 0, persona, want_persona;
+
+	seed = (unsigned long long)time(NULL) * 2654435761ULL ^ (unsigned long long)getpid();
+	while ((opt = getopt(argc, argv, "m:n:s:l:aqvc:")) != -1) {
+		switch (opt) {
+		case 'm': mode = optarg; break;
+		case 'n': calls = strtoul(optarg, NULL, 0); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'l':
+			if (strcmp(optarg, "topdown") && strcmp(optarg, "legacy"))
+				usage();
+			legacy = !strcmp(optarg, "legacy");
+			break;
+		case 'a': keep_aslr = 1; break;
+		case 'q': quiet = 1; break;
+		case 'v': verbose = 1; break;
+		case 'c': check_every = strtoul(optarg, NULL, 0); break;
+		default: usage();
+		}
+	}
+	if (!mode || (strcmp(mode, "5") && strcmp(mode, "4") && strcmp(mode, "no5lvl")) ||
+	    optind != argc || !calls || !check_every)
+		usage();
+
+	/* Layout and randomization are chosen at exec: set the personality, exec again. */
+	persona = personality(0xffffffff);
+	want_persona = (persona & ~(ADDR_COMPAT_LAYOUT | ADDR_NO_RANDOMIZE)) |
+		       (legacy ? ADDR_COMPAT_LAYOUT : 0) | (keep_aslr ? 0 : ADDR_NO_RANDOMIZE);
+	if (persona != want_persona) {
+		personality(want_persona);
+		execv("/proc/self/exe", argv);
+		perror("mmapfuzz: execv");
+		return 1;
+	}
+
+	level5 = !strcmp(mode, "5");
+	task_size = level5 ? P4D_TASK_SIZE_MAX_L5 : P4D_TASK_SIZE_MAX_L4;
+	mmap_min_addr = read_number("/proc/sys/vm/mmap_min_addr", NULL);
+	totalram_pages = read_number("/proc/meminfo", "MemTotal:") * 1024 / PAGE;
+	rng_state = seed;
+	setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	printf("mmapfuzz: seed=%llu mode=%s layout=%s calls=%lu mmap_min_addr=%#lx "
+	       "task_size=%#lx\n", seed, mode, legacy ? "legacy" : "topdown", calls,
+	       mmap_min_addr, task_size);
+	fflush(stdout);
+
+	drop_root();
+	prefault_stack();
+	snapshot_foreign();
+	check_maps();
+
+	for (ncalls = 0; issued() < calls; ncalls++) {
+		int pick = below(100);
+
+		if (nregions > KEEP_REGIONS && pick < 50)
+			pick = 60;	/* lean to munmap */
+		if (pick < 55)
+			fuzz_mmap();
+		else if (pick < 80)
+			fuzz_munmap();
+		else
+			fuzz_mremap();
+		if ((ncalls + 1) % check_every == 0) {
+			check_maps();
+			check_marks();
+		}
+	}
+	check_maps();
+	check_marks();
+
+	printf("mmapfuzz: PASS calls=%lu mmap=%lu munmap=%lu mremap=%lu succeeded=%lu "
+	       "above47=%lu maps-checks=%lu probes=%lu regions=%d failed-fixed-unmapped=%lu\n",
+	       issued(), n_mmap, n_munmap, n_mremap, n_ok, n_high, n_checks, n_probes, nregions,
+	       n_lost);
+	printf("mmapfuzz: errors:");
+	for (int e = 1; e < 160; e++)
+		if (n_err[e])
+			printf(" %s=%lu", errname(e), n_err[e]);
+	printf("\nmmapfuzz: known deviations:");
+	for (int q = 0; q < NQUIRKS; q++)
+		printf(" %s=%lu", quirk_names[q], n_quirk[q]);
+	printf("\n");
+	return 0;
+}
