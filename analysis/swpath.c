@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swpath: time one kernel software path, batch by batch, for run-guest --icount, where
+ * one guest ns is one guest instruction.
+ *
+ *   swpath [-r REPS] [-w WARMUP] [-b BATCH] [-s MS] [-c COUNTERS] [-t CONSUMER] [-x NOOP]
+ *          [-H] OP
+ *
+ * OP (the default batch, operations per timed batch, in brackets):
+ *   syscall           getppid(), a control: no paging work at all [2000]
+ *   fault4k           first write to a 4K page of anonymous memory, THP off [512]
+ *   faultthp          first write to a 2M-aligned region, a THP each (THP "always") [4]
+ *   mmap              mmap() + munmap() of one anonymous page, never touched [200]
+ *   mmap-high         the same at hint 1 << 48, touched: on 5-level a P4D table each [200]
+ *   fork              fork() + _exit(0) in the child + waitpid() [4]
+ *   exec              vfork() + execve(NOOP) + exit + waitpid() [4]
+ *   munmap-sparse-low  munmap() of a 64G mapping with 64 touched pages 1G apart [8]
+ *   munmap-sparse-high the same mapping placed at 1 << 48 (above 47 bits) [8]
+ *
+ * Each batch runs the operation BATCH times between two clock readings, then an empty
+ * loop of the same shape: a loop without the operation, for faults the same stores to
+ * the pages now present, for munmap two clock readings with nothing between them. One
+ * CSV row per batch (after WARMUP unprinted ones), -H prints the header first:
+ *   op,rep,ops,op_ns,empty_ns,intr,aux,ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,on
+ * intr counts interrupts taken while the batch ran (its setup included): a batch with
+ * intr=0 was not disturbed by the timer tick. aux: for faultthp the THPs the batch mapped
+ * (AnonHugePages), for munmap-sparse-* the mappings placed above 47 bits, else 0.
+ * ev_*: events counted by the tpcount programs pinned at COUNTERS, read around the
+ * timed part only (0 without -c). The cost per operation is (op_ns - empty_ns) / ops.
+ * With -t, CONSUMER (consumer.h: tracefs:INSTANCE, tp_btf:DIR, raw_tp:DIR or tp:DIR) is
+ * attached for the odd batches and detached for the even ones, so that the batches with
+ * and without it interleave; on says which (always 0 without -t).
+ * -s sleeps MS ms before each batch: the work a batch or a toggle leaves to kworkers and
+ * RCU callbacks then runs in the pause, not in the next batch.
+ * NOOP (default /tmp/p4dbench-noop) is the static binary exec runs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "consumer.h"
+#include "p4d_layout.h"
+
+#define HUGE_SIZE	(2UL << 20)
+#define SPARSE_LEN	(64UL << 30)	/* 64 GiB: 64 PMD tables' worth, within one PUD table */
+#define SPARSE_PAGES	64		/* touched, one per GiB: a PTE and a PMD table each */
+
+struct sample {
+	long long op_ns, empty_ns;
+	long aux;
+	struct tpcount_counts ev;
+};
+
+struct span {
+	long long t;
+	struct tpcount_counts c;
+};
+
+static int counters_fd = -1;
+static const char *noop_path = "/tmp/p4dbench-noop";
+
+/* The counters are read outside the two clock readings, so they cost nothing timed. */
+static void op_begin(struct span *sp)
+{
+	counters_read(counters_fd, &sp->c);
+	sp->t = now_ns();
+}
+
+static void op_end(struct span *sp, struct sample *s)
+{
+	long long t = now_ns();
+	struct tpcount_counts c;
+
+	counters_read(counters_fd, &c);
+	s->op_ns += t - sp->t;
+	counters_sub(&c, &sp->c);
+	for (int i = 0; i < TPC_NR_EVENTS; i++)
+		s->ev.hits[i] += c.hits[i];
+}
+
+static void empty_begin(struct span *sp)
+{
+	sp->t = now_ns();
+}
+
+static void empty_end(struct span *sp, struct sample *s)
+{
+	s->empty_ns += now_ns() - sp->t;
+}
+
+/* Keeps the compiler from folding or removing an empty loop body. */
+#define EMPTY_BODY()	__asm__ __volatile__("" ::: "memory")
+
+static void *map_anon(void *hint, size_t len, int extra_flags)
+{
+	void *p = mmap(hint, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | extra_flags, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap of %zu bytes: %s", len, strerror(errno));
+	return p;
+}
+
+static char *align_up(char *p, unsigned long align)
+{
+	return (char *)(((unsigned long)p + align - 1) & ~(align - 1));
+}
+
+static void op_syscall(long n, struct sample *s)
+{
+	struct span sp;
+
+	op_begin(&sp);
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	op_end(&sp, s);
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		EMPTY_BODY();
+	empty_end(&sp, s);
+}
+
+/* n pages from a 2M boundary: whole batches of 512 fill exactly one PTE table each. */
+static void op_fault4k(long n, struct sample *s)
+{
+	size_t len = n * P4D_PAGE_SIZE + HUGE_SIZE;
+	char *map = map_anon(NULL, len, 0);
+	volatile char *p = align_up(map, HUGE_SIZE);
+	struct span sp;
+
+	/* The guest kernel has no madvise() (tinyconfig) and THP "always": turn THP off. */
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		die("prctl(PR_SET_THP_DISABLE): %s", strerror(errno));
+	op_begin(&sp);
+	for (long i = 0; i < n; i++)
+		p[i * P4D_PAGE_SIZE] = 1;
+	op_end(&sp, s);
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		p[i * P4D_PAGE_SIZE] = 2;
+	empty_end(&sp, s);
+	munmap(map, len);
+	prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+}
+
+/* AnonHugePages of this process, in huge pages. */
+static long anon_huge_pages(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / (long)(HUGE_SIZE >> 10);
+}
+
+static void op_faultthp(long n, struct sample *s)
+{
+	size_t len = n * HUGE_SIZE + HUGE_SIZE;
+	char *map = map_anon(NULL, len, 0);
+	volatile char *p = align_up(map, HUGE_SIZE);
+	struct span sp;
+
+	op_begin(&sp);
+	for (long i = 0; i < n; i++)
+		p[i * HUGE_SIZE] = 1;
+	op_end(&sp, s);
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		p[i * HUGE_SIZE] = 2;
+	empty_end(&sp, s);
+	s->aux = anon_huge_pages();
+	munmap(map, len);
+}
+
+static void op_mmap(long n, struct sample *s)
+{
+	struct span sp;
+
+	op_begin(&sp);
+	for (long i = 0; i < n; i++) {
+		void *p = mmap(NULL, P4D_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED || munmap(p, P4D_PAGE_SIZE))
+			die("mmap/munmap: %s", strerror(errno));
+	}
+	op_end(&sp, s);
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		EMPTY_BODY();
+	empty_end(&sp, s);
+}
+
+/* Region 1 of the 5-level address space: a P4D table allocated and freed each time. */
+static void op_mmap_high(long n, struct sample *s)
+{
+	void *hint = (void *)(1UL << P4D_PGDIR_SHIFT_L5);
+	struct span sp;
+
+	op_begin(&sp);
+	for (long i = 0; i < n; i++) {
+		volatile char *p = mmap(hint, P4D_PAGE_SIZE, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		p[0] = 1;
+		if (munmap((void *)p, P4D_PAGE_SIZE))
+			die("munmap: %s", strerror(errno));
+	}
+	op_end(&sp, s);
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		EMPTY_BODY();
+	empty_end(&sp, s);
+}
+
+static void reap(pid_t pid)
+{
+	int status;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("child %d did not exit 0 (status %#x)", pid, status);
+}
+
+static void op_fork(long n, struct sample *s)
+{
+	struct span sp;
+
+	op_begin(&sp);
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		reap(pid);
+	}
+	op_end(&sp, s);
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		EMPTY_BODY();
+	empty_end(&sp, s);
+}
+
+static void op_exec(long n, struct sample *s)
+{
+	char *argv[] = { (char *)noop_path, NULL }, *envp[] = { NULL };
+	struct span sp;
+
+	op_begin(&sp);
+	for (long i = 0; i < n; i++) {
+		pid_t pid = vfork();
+
+		if (pid == 0) {
+			execve(noop_path, argv, envp);
+			_exit(127);
+		}
+		reap(pid);
+	}
+	op_end(&sp, s);
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		EMPTY_BODY();
+	empty_end(&sp, s);
+}
+
+static void munmap_sparse(long n, struct sample *s, void *hint)
+{
+	const unsigned long stride = SPARSE_LEN / SPARSE_PAGES;
+	struct span sp;
+
+	/* Page tables down to the PTE level, not THPs (see op_fault4k). */
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		die("prctl(PR_SET_THP_DISABLE): %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		char *p = map_anon(hint, SPARSE_LEN, MAP_NORESERVE);
+
+		s->aux += (unsigned long)p >= P4D_DEFAULT_MAP_WINDOW;
+		for (int k = 0; k < SPARSE_PAGES; k++)
+			p[k * stride] = 1;
+		op_begin(&sp);
+		if (munmap(p, SPARSE_LEN))
+			die("munmap: %s", strerror(errno));
+		op_end(&sp, s);
+		empty_begin(&sp);
+		empty_end(&sp, s);
+	}
+}
+
+static void op_munmap_sparse_low(long n, struct sample *s)
+{
+	munmap_sparse(n, s, NULL);
+}
+
+/* Region 1 of the 5-level address space; a 4-level kernel ignores the hint. */
+static void op_munmap_sparse_high(long n, struct sample *s)
+{
+	munmap_sparse(n, s, (void *)(1UL << P4D_PGDIR_SHIFT_L5));
+}
+
+static const struct op {
+	const char *name;
+	void (*run)(long n, struct sample *s);
+	long batch;
+} ops[] = {
+	{ "syscall", op_syscall, 2000 },
+	{ "fault4k", op_fault4k, 512 },
+	{ "faultthp", op_faultthp, 4 },
+	{ "mmap", op_mmap, 200 },
+	{ "mmap-high", op_mmap_high, 200 },
+	{ "fork", op_fork, 4 },
+	{ "exec", op_exec, 4 },
+	{ "munmap-sparse-low", op_munmap_sparse_low, 8 },
+	{ "munmap-sparse-high", op_munmap_sparse_high, 8 },
+};
+
+static noreturn void usage(void)
+{
+	fprintf(stderr, "usage: swpath [-r REPS] [-w WARMUP] [-b BATCH] [-s MS] [-c COUNTERS]"
+		" [-t CONSUMER] [-x NOOP] [-H] OP\nOP:");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		fprintf(stderr, " %s", ops[i].name);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	long reps = 20, warmup = 1, batch = 0, settle_ms = 0;
+	const char *counters = NULL;
+	struct consumer *consumer = NULL;
+	const struct op *op = NULL;
+	int c, header = 0;
+
+	while ((c = getopt(argc, argv, "r:w:b:s:c:t:x:H")) != -1) {
+		switch (c) {
+		case 'r': reps = parse_size(optarg, "REPS"); break;
+		case 'w': warmup = parse_size(optarg, "WARMUP"); break;
+		case 'b': batch = parse_size(optarg, "BATCH"); break;
+		case 's': settle_ms = parse_size(optarg, "MS"); break;
+		case 'c': counters = optarg; break;
+		case 't': consumer = consumer_open(optarg); break;
+		case 'x': noop_path = optarg; break;
+		case 'H': header = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1 || reps < 1)
+		usage();
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(argv[optind], ops[i].name))
+			op = &ops[i];
+	if (!op)
+		usage();
+	if (!batch)
+		batch = op->batch;
+	if (op->run == op_exec && access(noop_path, X_OK))
+		die("no executable %s for exec (-x NOOP)", noop_path);
+	counters_fd = counters_open(counters);
+
+	if (header)
+		printf("op,rep,ops,op_ns,empty_ns,intr,aux,"
+		       "ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,on\n");
+	for (long rep = -warmup; rep < reps; rep++) {
+		struct sample s = { 0 };
+		int on = consumer && (rep & 1);
+		unsigned long long intr;
+
+		if (on)
+			consumer_attach(consumer);
+		else if (consumer)
+			consumer_detach(consumer);
+		if (settle_ms) {
+			struct timespec pause = { settle_ms / 1000, settle_ms % 1000 * 1000000 };
+
+			nanosleep(&pause, NULL);
+		}
+		intr = interrupts_total();
+
+		op->run(batch, &s);
+		intr = interrupts_total() - intr;
+		if (rep < 0)
+			continue;
+		printf("%s,%ld,%ld,%lld,%lld,%llu,%ld,%llu,%llu,%llu,%llu,%d\n", op->name, rep,
+		       batch, s.op_ns, s.empty_ns, intr, s.aux, s.ev.hits[TPC_P4D_ALLOC],
+		       s.ev.hits[TPC_P4D_FREE], s.ev.hits[TPC_PGD_SYNC], s.ev.hits[TPC_GUA], on);
+		fflush(stdout);
+	}
+	if (consumer)
+		consumer_detach(consumer);
+	return 0;
+}

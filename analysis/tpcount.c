@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tpcount: attach counting programs to p4dscope's four trace events and pin them, so they
+ * stay attached after this program exits and benchmarks read the counters as they go.
+ *
+ *   tpcount [-v] attach tp_btf|raw_tp|tp [DIR]   load, attach, pin the links
+ *   tpcount [-v] load tp_btf|raw_tp|tp [DIR]     load and pin the programs, unattached:
+ *                            swpath -t attaches and detaches them sample by sample
+ *   tpcount show [DIR]       print "p4d_alloc=N p4d_free=N kernel_pgd_sync=N x86_get_unmapped_area=N"
+ *   tpcount detach [DIR]     unpin everything: the programs detach and go away
+ *
+ * DIR defaults to /sys/fs/bpf/p4dbench; the counters map is pinned as DIR/counts, a link
+ * or program as DIR/KIND_EVENT (tpcount.h). Exit status 0, 1 on a runtime error, 2 on a usage
+ * error. Meant for the benchmark guest (analysis/guest/icount.sh), never for the host.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "tpcount.h"
+#include "tpcount.skel.h"
+
+static const struct {
+	const char *system, *name;
+} events[TPC_NR_EVENTS] = TPCOUNT_EVENTS;
+
+/* Section prefix of each kind of program tpcount.bpf.c defines. */
+static const struct {
+	const char *kind, *section;
+} kinds[] = {
+	{ "tp_btf", "tp_btf/" },
+	{ "raw_tp", "raw_tp/" },
+	{ "tp", "tracepoint/" },
+};
+
+static int verbose;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: tpcount [-v] attach|load tp_btf|raw_tp|tp [DIR]\n"
+			"       tpcount show [DIR]\n"
+			"       tpcount detach [DIR]\n");
+	exit(2);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG && verbose < 2)
+		return 0;
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+/* Remove the pins in dir and dir itself; a missing dir is not an error. */
+static int unpin_all(const char *dir)
+{
+	struct dirent *de;
+	char path[512];
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path))
+			fprintf(stderr, "tpcount: cannot unpin %s: %s\n", path, strerror(errno));
+	}
+	closedir(d);
+	return rmdir(dir) ? -errno : 0;
+}
+
+/* Load the programs of one kind; pin their links (attach) or the programs (!attach). */
+static int setup(const char *kind, const char *dir, bool attach)
+{
+	const char *section = NULL;
+	struct tpcount_bpf *skel;
+	struct bpf_program *prog;
+	char path[512];
+	int err, attached = 0;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kind, kinds[i].kind))
+			section = kinds[i].section;
+	if (!section)
+		usage();
+
+	skel = tpcount_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "tpcount: cannot open the BPF object: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, !strncmp(bpf_program__section_name(prog), section,
+							 strlen(section)));
+	err = tpcount_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "tpcount: cannot load the %s programs (%s): is this the patched"
+			" kernel? -v shows libbpf's log\n", kind, strerror(-err));
+		goto cleanup;
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		fprintf(stderr, "tpcount: cannot create %s: %s\n", dir, strerror(errno));
+		goto cleanup;
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, bpf_program__name(prog));
+		if (!attach) {
+			err = bpf_program__pin(prog, path);
+			if (err) {
+				fprintf(stderr, "tpcount: cannot pin %s: %s\n", path, strerror(-err));
+				goto cleanup;
+			}
+			attached++;
+			continue;
+		}
+		link = bpf_program__attach(prog);
+		if (!link) {
+			err = -errno;
+			fprintf(stderr, "tpcount: cannot attach %s: %s\n",
+				bpf_program__name(prog), strerror(errno));
+			goto cleanup;
+		}
+		err = bpf_link__pin(link, path);
+		bpf_link__destroy(link);	/* the pin keeps it attached */
+		if (err) {
+			fprintf(stderr, "tpcount: cannot pin %s: %s\n", path, strerror(-err));
+			goto cleanup;
+		}
+		attached++;
+	}
+	snprintf(path, sizeof(path), "%s/counts", dir);
+	err = bpf_map__pin(skel->maps.bss, path);
+	if (err)
+		fprintf(stderr, "tpcount: cannot pin %s: %s\n", path, strerror(-err));
+	else
+		printf("tpcount: %d %s programs %s, counters pinned at %s\n",
+		       attached, kind, attach ? "attached" : "loaded", path);
+cleanup:
+	tpcount_bpf__destroy(skel);
+	if (err)
+		unpin_all(dir);
+	return err ? 1 : 0;
+}
+
+static int show(const char *dir)
+{
+	struct tpcount_counts c;
+	char path[512];
+	__u32 key = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/counts", dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &c)) {
+		fprintf(stderr, "tpcount: cannot read %s: %s (attach first)\n", path,
+			strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < TPC_NR_EVENTS; i++)
+		printf("%s%s=%llu", i ? " " : "", events[i].name, c.hits[i]);
+	printf("\n");
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = TPCOUNT_PIN_DIR;
+	int err;
+
+	while (argc > 1 && !strcmp(argv[1], "-v")) {
+		verbose++;
+		argv++, argc--;
+	}
+	if (argc < 2)
+		usage();
+	libbpf_set_print(libbpf_print);
+	if (!strcmp(argv[1], "attach") || !strcmp(argv[1], "load")) {
+		if (argc < 3 || argc > 4)
+			usage();
+		return setup(argv[2], argc > 3 ? argv[3] : dir, !strcmp(argv[1], "attach"));
+	}
+	if (argc > 3)
+		usage();
+	if (argc > 2)
+		dir = argv[2];
+	if (!strcmp(argv[1], "show"))
+		return show(dir);
+	if (!strcmp(argv[1], "detach")) {
+		err = unpin_all(dir);
+		if (err)
+			fprintf(stderr, "tpcount: cannot remove %s: %s\n", dir, strerror(-err));
+		return err ? 1 : 0;
+	}
+	usage();
+	return 2;
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# make bench QUICK=1 inside make test: the benchmark programs run in their guests and
+# their output parses. Never the numbers: timings belong to `make bench`, not to tests.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
+
+out=build/analysis/quick
+logs=build/analysis/logs-quick
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ ! -f build/kernel/patched/arch/x86/boot/bzImage ]; then
+	skip "analysis/run --quick" "no patched kernel: run 'make kernel'"
+	tap_done
+fi
+
+analysis/run --quick >"$tmp/run" 2>&1
+rc=$?
+if [ $rc -eq 0 ]; then
+	ok "analysis/run --quick exits 0"
+else
+	not_ok "analysis/run --quick exits 0" "exit $rc" "$(tail -n 20 "$tmp/run")"
+fi
+
+for f in results.md swpath.csv ptmem.csv walk.csv tpcost.csv calib.csv boots.csv \
+	swpath.png swpath.svg tpcost.png tpcost.svg pagewalk.png pagewalk.svg ptmem.png ptmem.svg; do
+	check "$out/$f written" test -s "$out/$f"
+done
+check "results.md has the key table" grep -q '^## Key table' "$out/results.md"
+check "the SVG plots are SVG" bash -c "grep -l '<svg' $out/*.svg | wc -l | grep -qx 4"
+
+# Every boot of the matrix reached its end: status 0 in boots.csv, none missing.
+nboots=$(ls "$logs"/icount_*.log "$logs"/walk_*.log 2>/dev/null | wc -l)
+bad=$(awk -F, 'NR > 1 && $5 != 0' "$out/boots.csv")
+if [ "$nboots" -gt 0 ] && [ "$(($(wc -l <"$out/boots.csv") - 1))" = "$nboots" ] && [ -z "$bad" ]; then
+	ok "all $nboots guest boots ran their benchmark to the end"
+else
+	not_ok "all guest boots ran their benchmark to the end" "$nboots logs" "$bad"
+fi
+
+# All fields of a CSV: the header given, and whole numbers where the header says so.
+# parses FILE HEADER NUMERIC-COLUMNS...
+parses() {
+	local file=$1 header=$2
+	shift 2
+	[ "$(head -n 1 "$file")" = "$header" ] || { echo "header: $(head -n 1 "$file")"; return 1; }
+	awk -F, -v cols="$*" 'BEGIN { n = split(cols, c, " ") }
+		NR > 1 { rows++; for (i = 1; i <= n; i++) if ($c[i] !~ /^-?[0-9]+$/) {
+			print "line " NR ", column " c[i] ": " $c[i]; bad = 1; exit } }
+		END { if (!rows) { print "no rows"; bad = 1 } exit bad }' "$file"
+}
+check "swpath.csv parses" parses "$out/swpath.csv" \
+	"kernel,paging,round,consumer,kind,op,rep,ops,op_ns,empty_ns,intr,aux,ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,on" \
+	3 7 8 9 10 11 12 13 14 15 16 17
+check "ptmem.csv parses" parses "$out/ptmem.csv" \
+	"kernel,paging,round,procs,regions,pt_kb_before,pt_kb_held,pt_kb_after,vmpte_kb_sum,vmpte_kb_first,pte,pmd,pud,p4d,p4d_alloc_held,p4d_free_held,p4d_alloc_all,p4d_free_all" \
+	3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18
+check "walk.csv parses" parses "$out/walk.csv" \
+	"kernel,paging,round,walk,pattern,placement,rep,pages,stride,steps,ns,addr,above47" \
+	3 7 8 9 10 11 13
+check "calib.csv parses" parses "$out/calib.csv" "kernel,paging,round,instructions,ns" 3 4 5
+
+# Every booted kernel and paging mode measured every operation with the events off.
+ops="syscall fault4k faultthp mmap mmap-high fork exec munmap-sparse-low munmap-sparse-high"
+missing=$(for cell in $(awk -F, 'NR > 1 { print $1 ":" $2 }' "$out/swpath.csv" | sort -u); do
+	for op in $ops; do
+		grep -q "^${cell%%:*},${cell#*:},[0-9]*,off,single,$op," "$out/swpath.csv" ||
+			echo "$cell $op"
+	done
+done)
+is "every kernel and mode measured every operation" "$missing" ""
+
+# The consumers were toggled sample by sample: with tp_btf attached (on=1) its programs
+# counted one x86_get_unmapped_area per mmap the sample did, detached (on=0) none.
+for mode in 4 5; do
+	got=$(awk -F, -v m=$mode '$1 == "patched" && $2 == m && $4 ~ /tp_btf$/ && $6 == "mmap" {
+		if ($17 == 1) { on++; ok_on += ($16 == $8) } else { off++; ok_off += ($16 == 0) } }
+		END { printf "%d/%d %d/%d", ok_on, on, ok_off, off }' "$out/swpath.csv")
+	read -r a b <<<"$got"
+	if [ "${a%/*}" = "${a#*/}" ] && [ "${b%/*}" = "${b#*/}" ] && [ "${a#*/}" -gt 0 ] &&
+		[ "${b#*/}" -gt 0 ]; then
+		ok "paging $mode: tp_btf counted each mmap's event when attached, none when detached"
+	else
+		not_ok "paging $mode: tp_btf counted each mmap's event when attached, none when detached" \
+			"samples right (on) $a, right (off) $b"
+	fi
+done
+for consumer in tracefs raw_tp tp; do
+	n=$(awk -F, -v c=$consumer '$4 == c && $17 == 1' "$out/swpath.csv" | wc -l)
+	n0=$(awk -F, -v c="off:$consumer" '$4 == c && $17 == 0' "$out/swpath.csv" | wc -l)
+	if [ "$n" -gt 0 ] && [ "$n0" -gt 0 ]; then
+		ok "$consumer: samples with and without it"
+	else
+		not_ok "$consumer: samples with and without it" "$n with, $n0 without"
+	fi
+done
+tap_done
