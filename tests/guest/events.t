@@ -145,12 +145,16 @@ done <<<"$expectations"
 ## kernel_pgd_sync: vmalloc never syncs after boot (its top level is preallocated) ...
 trace_start sync pgtable/kernel_pgd_sync
 before=$(grep -c vmalloc /proc/vmallocinfo)
-for i in $(seq 100); do sleep 3 & done	# each process holds a vmalloc'ed kernel stack
+# Each process holds a vmalloc'ed kernel stack until killed (a fixed sleep could end
+# before the last fork on a slow debug kernel).
+sleepers=()
+for i in $(seq 100); do sleep 600 & sleepers+=($!); done
 bpftool map create /sys/fs/bpf/p4dscope-big type array key 4 value 65536 entries 64 \
 	name p4dscope_big 2>/dev/null
 peak=$(grep -c vmalloc /proc/vmallocinfo)
 rm -f /sys/fs/bpf/p4dscope-big
-wait
+kill "${sleepers[@]}"
+wait "${sleepers[@]}" 2>/dev/null
 trace_stop sync "$tmp/sync"
 check "vmalloc stress grew the vmalloc area ($before -> $peak areas)" test "$peak" -gt $((before + 50))
 is "vmalloc stress: kernel_pgd_sync never fires" "$(wc -l <"$tmp/sync")" 0

@@ -186,6 +186,16 @@ else
 fi
 
 vmemmap_end=${mlast[Vmemmap]:-}
+kasan=${first[KASAN_shadow]:-}
+if [ -n "$kasan" ]; then
+	# kasan_init() maps the shadow from its PGD-aligned start (mm.rst's figure), which
+	# lies before ptdump's "KASAN shadow" marker: that head shows in the Vmemmap
+	# section. vmemmap proper ends at the last mapping below the documented start.
+	vmemmap_end=$(awk -v stop="$(hex $kasan_start)" '
+		/^---\[ / { on = ($0 ~ /Vmemmap/); next }
+		on && /^0x/ && / (RW|ro) / { split($1, r, "-"); if (substr(r[1], 3) < stop) last = r[2] }
+		END { print last }' "$tmp/ptdump")
+fi
 if [ "${mfirst[Vmemmap]:-}" = "$vmemmap" ] && aligned "$vmemmap" $gib &&
    le "$vmemmap_end" $((vmemmap + vmemmap_size)) && le "$vmemmap_end" $vaddr_end; then
 	# KASLR sizes the region by RAM, in TiB: only what is mapped must stay below vaddr_end.
@@ -194,9 +204,16 @@ else
 	not_ok "vmemmap in its documented range" "base $vmemmap, mapped up to $vmemmap_end"
 fi
 
-kasan=${first[KASAN_shadow]:-}
 if [ -n "$kasan" ]; then	# the debug flavour: KASAN turns memory KASLR off
-	is "KASAN shadow at the documented $(hex $kasan_start)" "$kasan" "0x$(hex $kasan_start)"
+	# ptdump's marker is KASAN_SHADOW_START (asm/kasan.h): KASAN_SHADOW_OFFSET plus the
+	# kernel half's start scaled by 1/8. On 5-level that is 0xffdffc0000000000, inside
+	# the PGD entry mm.rst gives as the shadow's start; on 4-level they are equal.
+	half=$(((-1 << (pgd_shift + 8)) >> 3 & ((1 << 61) - 1)))
+	is "KASAN shadow (KASAN_SHADOW_START) at $(hex $((0xdffffc0000000000 + half)))" \
+		"$kasan" "0x$(hex $((0xdffffc0000000000 + half)))"
+	shadow_map=$(awk -v from="$(hex $kasan_start)" '/^0x/ && / (RW|ro) / {
+		split($1, r, "-"); if (substr(r[1], 3) >= from) { print r[1]; exit } }' "$tmp/ptdump")
+	is "KASAN shadow mapped from the documented $(hex $kasan_start)" "$shadow_map" "0x$(hex $kasan_start)"
 	is "KASAN shadow ends at the documented $(hex $kasan_end)" "${first[KASAN_shadow_end]:-}" "0x$(hex $kasan_end)"
 fi
 

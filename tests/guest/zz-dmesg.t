@@ -20,6 +20,36 @@ report() {
 	done
 	if [ ${#hits[@]} -eq 0 ]; then ok "dmesg: no $1"; else not_ok "dmesg: no $1" "${hits[@]:0:20}"; fi
 }
+# One report is known and not ours: Debian's 6.1.192 backports "mm/hugetlb: unshare page
+# tables during VMA split, not before" with hugetlb_split() called in __vma_adjust()
+# before the i_mmap lock is taken, so lockdep's i_mmap_assert_write_locked() warns at
+# every split of a hugetlb VMA (a partial munmap is enough; README, Validation suite).
+# Exactly those reports, whole (cut here .. end trace), leave the log before the checks.
+known=0 in_report=0 report_lines=()
+kept=()
+for line in "${log[@]}"; do
+	if [[ $line == *"[ cut here ]"* ]]; then
+		in_report=1 report_lines=("$line")
+		continue
+	fi
+	if [ $in_report = 1 ]; then
+		report_lines+=("$line")
+		[[ $line == *"---[ end trace"* ]] || continue
+		in_report=0
+		if [[ ${report_lines[1]} == *"WARNING:"*"i_mmap_assert_write_locked+"* &&
+		      "${report_lines[*]}" == *" hugetlb_split+"*" __vma_adjust+"* ]]; then
+			known=$((known + 1))
+		else
+			kept+=("${report_lines[@]}")
+		fi
+		continue
+	fi
+	kept+=("$line")
+done
+[ $in_report = 0 ] || kept+=("${report_lines[@]}")	# a report cut short stays
+log=("${kept[@]}")
+[ $known -eq 0 ] || echo "# dmesg: $known known report(s) of hugetlb_split() without the i_mmap lock (Debian 6.1.192)"
+
 report "WARNING" 'WARNING:|-{12}\[ cut here \]-{12}'
 report "BUG" 'BUG:|kernel BUG at|Bad page (state|map)|bad (pmd|pud|p4d|pgd)'
 report "Oops or general protection fault" 'Oops|general protection fault|Kernel panic'
