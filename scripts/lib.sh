@@ -11,7 +11,9 @@ die() {
 
 # One progress line for a long step, always shown (make's V=1 only widens commands).
 step() {
-	printf '  %-8s %s\n' "$1" "$2" >&2
+	local tag=$1
+	shift
+	printf '  %-8s %s\n' "$tag" "$*" >&2
 }
 
 # The patch series, in order, and its identity (a hash of every patch file).
