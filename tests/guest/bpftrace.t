@@ -165,12 +165,13 @@ same() {
 		not_ok "$1" "got:" "${2:-(nothing)}" "want:" "${3:-(nothing)}"; fi
 }
 
-# wait_attached FILE...: until each bpftrace output holds its banner (or an error).
+# wait_attached FILE...: until each bpftrace output holds its banner (or an error),
+# 300 s at most for all of them: a run that never attaches fails its checks later.
 wait_attached() {
-	local f i
+	local f deadline=$((SECONDS + 300))
 	for f in "$@"; do
-		for ((i = 0; i < 600; i++)); do
-			grep -q -e 'Hit Ctrl-C to end' -e '^ERROR' "$f" && break
+		until grep -q -e 'Hit Ctrl-C to end' -e '^ERROR' "$f"; do
+			[ $SECONDS -lt $deadline ] || return 0
 			sleep 0.5
 		done
 	done
