@@ -16,6 +16,8 @@ mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# Sizes are compared as differences (end - base): with KASLR a base can sit so high that
+# base + documented size wraps around 2^64.
 # Addresses are handled as 16-digit hex strings: bash arithmetic wraps modulo 2^64, and
 # equal-length lowercase hex compares as text the way the numbers compare unsigned.
 hex() { printf '%016x' $(($1)); }
@@ -140,7 +142,7 @@ direct=${first[Low_Kernel_Mapping]:-}
 direct_end=${mlast[Low_Kernel_Mapping]:-}
 ram_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
 if [ "${mfirst[Low_Kernel_Mapping]:-}" = "$direct" ] && le $direct_start "$direct" &&
-   lt "$direct" $vaddr_end && aligned "$direct" $gib && le "$direct_end" $((direct + direct_size)); then
+   lt "$direct" $vaddr_end && aligned "$direct" $gib && le $((direct_end - direct)) $direct_size; then
 	ok "direct map at $direct: in [$(hex $direct_start), vaddr_end), 1 GiB aligned, within its $((direct_size >> 40)) TiB"
 else
 	not_ok "direct map in its documented range" "base $direct, mapped up to $direct_end" \
@@ -197,7 +199,7 @@ if [ -n "$kasan" ]; then
 		END { print last }' "$tmp/ptdump")
 fi
 if [ "${mfirst[Vmemmap]:-}" = "$vmemmap" ] && aligned "$vmemmap" $gib &&
-   le "$vmemmap_end" $((vmemmap + vmemmap_size)) && le "$vmemmap_end" $vaddr_end; then
+   le $((vmemmap_end - vmemmap)) $vmemmap_size && le "$vmemmap_end" $vaddr_end; then
 	# KASLR sizes the region by RAM, in TiB: only what is mapped must stay below vaddr_end.
 	ok "vmemmap at $vmemmap: 1 GiB aligned, mapped within its $((vmemmap_size >> 40)) TiB, below vaddr_end"
 else

@@ -20,7 +20,8 @@ boot() {
 for mode in 5 4 no5lvl; do
 	failed=()
 	for i in $(seq $BOOTS); do
-		boot "$mode.$i" "$mode" || failed+=("boot $i: $(grep -A3 '^not ok' "$tmp/$mode.$i" | head -n 8)")
+		boot "$mode.$i" "$mode" || failed+=("boot $i:" "$(grep -A3 '^not ok' "$tmp/$mode.$i" | grep -v '^ok ' |
+			head -n 8 | sed 's/^/  /')")	# indented: no TAP line of its own
 	done
 	if [ ${#failed[@]} -eq 0 ]; then
 		ok "paging $mode: $BOOTS KASLR boots, each with its layout inside the documented ranges"
