@@ -58,7 +58,7 @@ test: kernel kernel-vanilla image tools
 	$(Q)tests/run-all
 
 clean:
-	$(Q)rm -rf $(BUILD)/bin $(BUILD)/bpf $(BUILD)/kernel $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
+	$(Q)rm -rf $(BUILD)/bin $(BUILD)/bpf $(BUILD)/analysis $(BUILD)/selftests $(BUILD)/kernel $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
 
 check-patches: tree
 	$(Q)scripts/check-patches
