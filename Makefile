@@ -67,6 +67,6 @@ check-patches: tree
 bench: kernel kernel-vanilla image tools
 	$(Q)analysis/run $(if $(QUICK),--quick)
 
-# SUBSET=ci: the named subset CI runs (tests/run-debug --ci).
+# SUBSET=ci: the short named subset (tests/run-debug --ci).
 test-debug: kernel-debug image tools
 	$(Q)tests/run-debug $(if $(filter ci,$(SUBSET)),--ci)
