@@ -100,6 +100,17 @@ static void empty_end(struct span *sp, struct sample *s)
 /* Keeps the compiler from folding or removing an empty loop body. */
 #define EMPTY_BODY()	__asm__ __volatile__("" ::: "memory")
 
+/* The control of most operations: n turns of an empty loop, timed as empty_ns. */
+static void time_empty_loop(long n, struct sample *s)
+{
+	struct span sp;
+
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		EMPTY_BODY();
+	empty_end(&sp, s);
+}
+
 static void *map_anon(void *hint, size_t len, int extra_flags)
 {
 	void *p = mmap(hint, len, PROT_READ | PROT_WRITE,
@@ -123,10 +134,7 @@ static void op_syscall(long n, struct sample *s)
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	op_end(&sp, s);
-	empty_begin(&sp);
-	for (long i = 0; i < n; i++)
-		EMPTY_BODY();
-	empty_end(&sp, s);
+	time_empty_loop(n, s);
 }
 
 /* n pages from a 2M boundary: whole batches of 512 fill exactly one PTE table each. */
@@ -200,10 +208,7 @@ static void op_mmap(long n, struct sample *s)
 			die("mmap/munmap: %s", strerror(errno));
 	}
 	op_end(&sp, s);
-	empty_begin(&sp);
-	for (long i = 0; i < n; i++)
-		EMPTY_BODY();
-	empty_end(&sp, s);
+	time_empty_loop(n, s);
 }
 
 /* Region 1 of the 5-level address space: a P4D table allocated and freed each time. */
@@ -224,10 +229,7 @@ static void op_mmap_high(long n, struct sample *s)
 			die("munmap: %s", strerror(errno));
 	}
 	op_end(&sp, s);
-	empty_begin(&sp);
-	for (long i = 0; i < n; i++)
-		EMPTY_BODY();
-	empty_end(&sp, s);
+	time_empty_loop(n, s);
 }
 
 static void reap(pid_t pid)
@@ -253,10 +255,7 @@ static void op_fork(long n, struct sample *s)
 		reap(pid);
 	}
 	op_end(&sp, s);
-	empty_begin(&sp);
-	for (long i = 0; i < n; i++)
-		EMPTY_BODY();
-	empty_end(&sp, s);
+	time_empty_loop(n, s);
 }
 
 static void op_exec(long n, struct sample *s)
@@ -275,10 +274,7 @@ static void op_exec(long n, struct sample *s)
 		reap(pid);
 	}
 	op_end(&sp, s);
-	empty_begin(&sp);
-	for (long i = 0; i < n; i++)
-		EMPTY_BODY();
-	empty_end(&sp, s);
+	time_empty_loop(n, s);
 }
 
 static void munmap_sparse(long n, struct sample *s, void *hint)
