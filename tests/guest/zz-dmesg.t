@@ -24,12 +24,27 @@ report() {
 # tables during VMA split, not before" with hugetlb_split() called in __vma_adjust()
 # before the i_mmap lock is taken, so lockdep's i_mmap_assert_write_locked() warns at
 # every split of a hugetlb VMA (a partial munmap is enough; README, Validation suite).
-# Exactly those reports, whole (cut here .. end trace: the assertion and a hugetlb_split
-# frame), leave the log before the checks.
+# Exactly those reports, whole (cut here .. end trace), leave the log before the checks:
+# the assertion, reached from __vma_adjust() through hugetlb_split() only: for a shared
+# VMA spanning a whole PUD, hugetlb_split() tail-calls hugetlb_unshare_pmds(), whose
+# frames (and huge_pmd_unshare_flush()'s) then stand in for its own.
+unshare_frames='(hugetlb_split|hugetlb_unshare_pmds|huge_pmd_unshare_flush)'
+known_report() {	# LINES...: one report, cut here .. end trace
+	local line warning=0 frames=()
+	for line; do
+		[[ $line != *"WARNING:"*" i_mmap_assert_write_locked+"* ]] || warning=1
+		# Reliable call-trace frames only: "[ time]  func+0xoff/0xsize" ("? func" is a guess).
+		[[ ! $line =~ \]\ +([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ ]] ||
+			frames+=("${BASH_REMATCH[1]}")
+	done
+	[ $warning = 1 ] && [[ "${frames[*]} " =~ ^($unshare_frames\ )+__vma_adjust\  ]]
+}
 known=0 in_report=0 report_lines=()
 kept=()
 for line in "${log[@]}"; do
 	if [[ $line == *"[ cut here ]"* ]]; then
+		# A report that never reached its end (another began) stays in the log.
+		[ $in_report = 0 ] || kept+=("${report_lines[@]}")
 		in_report=1 report_lines=("$line")
 		continue
 	fi
@@ -37,8 +52,7 @@ for line in "${log[@]}"; do
 		report_lines+=("$line")
 		[[ $line == *"---[ end trace"* ]] || continue
 		in_report=0
-		if [[ "${report_lines[*]}" == *"WARNING:"*"i_mmap_assert_write_locked+"* &&
-		      "${report_lines[*]}" == *" hugetlb_split+"* ]]; then
+		if known_report "${report_lines[@]}"; then
 			known=$((known + 1))
 		else
 			kept+=("${report_lines[@]}")
@@ -48,8 +62,9 @@ for line in "${log[@]}"; do
 	kept+=("$line")
 done
 [ $in_report = 0 ] || kept+=("${report_lines[@]}")	# a report cut short stays
-log=("${kept[@]}")
 [ $known -eq 0 ] || echo "# dmesg: $known known report(s) of hugetlb_split() without the i_mmap lock (Debian 6.1.192)"
+full_log=("${log[@]}")
+log=("${kept[@]}")
 
 report "WARNING" 'WARNING:|-{12}\[ cut here \]-{12}'
 report "BUG" 'BUG:|kernel BUG at|Bad page (state|map)|bad (pmd|pud|p4d|pgd)'
@@ -58,4 +73,10 @@ report "lockdep report" 'possible circular locking|possible recursive locking|in
 report "KASAN or UBSAN report" 'KASAN:|UBSAN:'
 report "sleeping in atomic context" 'sleeping function called from invalid context|scheduling while atomic'
 report "page table check or VM_BUG report" 'page_table_check|VM_BUG_ON|dump_page|dump_vma|dump_mm'
+
+# A failure shows 20 lines; the whole log goes where the host can read it afterwards.
+if [ $tap_failed -ne 0 ] && [ -d "${P4DSCOPE_OUT:-}" ]; then
+	saved=$P4DSCOPE_OUT/dmesg-$(uname -r)-paging${P4DSCOPE_PAGING:-x}-$(date +%s).txt
+	printf '%s\n' "${full_log[@]}" >"$saved" && echo "# the whole kernel log: $saved"
+fi
 tap_done
