@@ -14,8 +14,9 @@ else
 	is "paging $mode: no CPU has la57" "$la57" 0
 fi
 
-f=$P4DSCOPE_OUT/smoke.$$
-check "results directory is writable" sh -c "echo x >'$f' && rm '$f'"
+# A name of its own: other guests write to the same directory at the same time.
+check "results directory is writable" \
+	sh -c 'f=$(mktemp "$P4DSCOPE_OUT/smoke.XXXXXX") && echo x >"$f" && rm "$f"'
 check "tracefs is mounted" test -f /sys/kernel/tracing/trace_pipe
 check "ptdump is available" test -r /sys/kernel/debug/page_tables/kernel
 

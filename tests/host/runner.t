@@ -37,7 +37,8 @@ is "stderr arrives on stderr" "$(cat "$tmp/err")" "to-stderr"
 { echo before; $run -- echo inside; echo after; } >"$tmp/out"
 is "output interleaves with the caller's writes" "$(tr '\n' ' ' <"$tmp/out")" "before inside after "
 
-$run -- sh -c 'cd "$P4DSCOPE_OUT" && echo written >"runner-t.$$" && echo "runner-t.$$"' >"$tmp/out"
+$run -- sh -c 'f=$(mktemp "$P4DSCOPE_OUT/runner-t.XXXXXX") && echo written >"$f" &&
+	basename "$f"' >"$tmp/out"
 f=$(cat "$tmp/out")
 if [ -n "$f" ] && [ "$(cat "build/out/$f" 2>/dev/null)" = written ]; then
 	ok "guest writes reach build/out on the host"
