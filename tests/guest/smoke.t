@@ -14,7 +14,7 @@ else
 	is "paging $mode: no CPU has la57" "$la57" 0
 fi
 
-# A name of its own: other guests write to the same directory at the same time.
+# A name of its own: other runs may write to the same directory at the same time.
 check "results directory is writable" \
 	sh -c 'f=$(mktemp "$P4DSCOPE_OUT/smoke.XXXXXX") && echo x >"$f" && rm "$f"'
 check "tracefs is mounted" test -f /sys/kernel/tracing/trace_pipe
