@@ -532,7 +532,7 @@ def main():
     else:
         w("- Compiled in vs out is not measured by this run: every kernel in it has"
           " `CONFIG_X86_5LEVEL=y`. A kernel built with it off, placed in"
-          " `build/kernel/no5level/`, is picked up by `analysis/run`.")
+          " `build/kernel-6.1/no5level/`, is picked up by `analysis/run`.")
     w(f"- 5-level vs 4-level paging, same kernel: {rel('patched', '5', 'patched', '4', 'fault4k')};"
       f" no5lvl vs 4: {rel('patched', 'no5lvl', 'patched', '4', 'fault4k')}."
       " This is a different comparison from the published one: paging 5 adds a real fifth"

@@ -16,9 +16,23 @@ step() {
 	printf '  %-8s %s\n' "$tag" "$*" >&2
 }
 
+# The kernel tree to work on: Debian's linux-source-$P4D_KVER (make KVER=6.12), each with
+# its own series in patches/$P4D_KVER, tree in build/linux-$P4D_KVER and kernels in
+# build/kernel-$P4D_KVER/FLAVOUR.
+P4D_KVER=${P4D_KVER:-6.1}
+P4D_SERIES=${P4D_SERIES:-$P4D_TOP/patches/$P4D_KVER}
+P4D_TREE=$P4D_BUILD/linux-$P4D_KVER
+P4D_KERNELS=$P4D_BUILD/kernel-$P4D_KVER
+
+# Stop early on a tree p4dscope has no series for.
+check_kver() {
+	[ -d "$P4D_SERIES" ] ||
+		die "no series for KVER=$P4D_KVER; patches/ has: $(cd "$P4D_TOP/patches" && echo */ | tr -d /)"
+}
+
 # The patch series, in order, and its identity (a hash of every patch file).
 series_files() {
-	local f=("$P4D_TOP"/patches/0*.patch)
+	local f=("$P4D_SERIES"/0*.patch)
 	[ -e "${f[0]}" ] || return 0
 	printf '%s\n' "${f[@]}"
 }

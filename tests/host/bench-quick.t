@@ -10,7 +10,8 @@ logs=build/analysis/logs-quick
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if [ ! -f build/kernel/patched/arch/x86/boot/bzImage ]; then
+. scripts/lib.sh
+if [ ! -f "$P4D_KERNELS/patched/arch/x86/boot/bzImage" ]; then
 	skip "analysis/run --quick" "no patched kernel: run 'make kernel'"
 	tap_done
 fi
