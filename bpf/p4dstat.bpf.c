@@ -128,7 +128,7 @@ static __always_inline void count_kernel_flush(struct p4dstat_counts *c, __u64 *
 
 /* ---- P4D table allocations ---- */
 
-/* pgtable:p4d_alloc: patch 0002 of this series. */
+/* pgtable:p4d_alloc: patch 1 of p4dscope's series. */
 SEC("tp_btf/p4d_alloc")
 int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, p4d_t *p4d,
 	     enum p4d_alloc_outcome outcome)
@@ -188,7 +188,7 @@ int BPF_KRETPROBE(p4d_alloc_kretprobe, int ret)
 
 /* ---- P4D table frees ---- */
 
-/* pgtable:p4d_free: patch 0002. */
+/* pgtable:p4d_free: patch 1. */
 SEC("tp_btf/p4d_free")
 int BPF_PROG(p4d_free_tp)
 {
@@ -213,7 +213,7 @@ int BPF_KPROBE(p4d_free_kprobe)
 
 /* ---- kernel top-level entry syncs ---- */
 
-/* pgtable:kernel_pgd_sync: patch 0003. */
+/* pgtable:kernel_pgd_sync: patch 2. */
 SEC("tp_btf/kernel_pgd_sync")
 int BPF_PROG(kernel_pgd_sync_tp, unsigned long start, unsigned long end,
 	     enum kernel_pgd_sync_level level, unsigned int copied, unsigned int visited)
@@ -256,7 +256,7 @@ static __always_inline bool is_err_value(unsigned long x)
 	return x >= (unsigned long)-4095;	/* IS_ERR_VALUE() */
 }
 
-/* mmap:x86_get_unmapped_area: patch 0004. Window and outcome as its TP_fast_assign. */
+/* mmap:x86_get_unmapped_area: patches 4 and 5. Window and outcome as its TP_fast_assign. */
 SEC("tp_btf/x86_get_unmapped_area")
 int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
 	     enum x86_gua_path path, unsigned long high_limit, enum x86_gua_outcome outcome,
@@ -292,15 +292,28 @@ int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
  * Without the series: the generic get_unmapped_area() (mm/mmap.c) around every
  * placement gives the result and length, not the window or the outcome.
  */
-SEC("fexit/get_unmapped_area")
-int BPF_PROG(gua_fexit, struct file *file, unsigned long addr, unsigned long len,
-	     unsigned long pgoff, unsigned long flags, unsigned long ret)
+static int gua_exit(unsigned long len, unsigned long ret)
 {
 	struct p4dstat_counts *c = traced();
 
 	if (c && !is_err_value(ret) && ret >= P4D_DEFAULT_MAP_WINDOW)
 		count_above47(c, len);
 	return 0;
+}
+
+SEC("fexit/get_unmapped_area")
+int BPF_PROG(gua_fexit, struct file *file, unsigned long addr, unsigned long len,
+	     unsigned long pgoff, unsigned long flags, unsigned long ret)
+{
+	return gua_exit(len, ret);
+}
+
+/* Since 6.10 get_unmapped_area() is an inline wrapper of this, which takes vm_flags. */
+SEC("fexit/__get_unmapped_area")
+int BPF_PROG(gua_vmflags_fexit, struct file *file, unsigned long addr, unsigned long len,
+	     unsigned long pgoff, unsigned long flags, unsigned long vm_flags, unsigned long ret)
+{
+	return gua_exit(len, ret);
 }
 
 /* ---- TLB flushes ---- */

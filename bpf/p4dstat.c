@@ -327,7 +327,7 @@ static void choose_sources(struct p4dstat_bpf *skel, const struct btf *btf)
 		snprintf(sources[g].source, sizeof(sources[g].source), "n/a: no probe");
 	}
 
-	/* pgtable:p4d_alloc: patch 0002 of p4dscope's series. */
+	/* pgtable:p4d_alloc: patch 1 of p4dscope's series. */
 	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "p4d_alloc")) {
 		use(G_P4D_ALLOC, KIND_TRACEPOINT, "tp_btf pgtable:p4d_alloc",
 		    skel->progs.p4d_alloc_tp, NULL);
@@ -347,7 +347,7 @@ static void choose_sources(struct p4dstat_bpf *skel, const struct btf *btf)
 		available[F_P4D_NOMEM] = true;
 	}
 
-	/* pgtable:p4d_free: patch 0002. */
+	/* pgtable:p4d_free: patch 1. */
 	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "p4d_free")) {
 		use(G_P4D_FREE, KIND_TRACEPOINT, "tp_btf pgtable:p4d_free",
 		    skel->progs.p4d_free_tp, NULL);
@@ -364,7 +364,7 @@ static void choose_sources(struct p4dstat_bpf *skel, const struct btf *btf)
 	}
 	available[F_P4D_LIVE] = available[F_P4D_USER] && available[F_P4D_FREED];
 
-	/* pgtable:kernel_pgd_sync: patch 0003. */
+	/* pgtable:kernel_pgd_sync: patch 2. */
 	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "kernel_pgd_sync")) {
 		use(G_SYNC, KIND_TRACEPOINT, "tp_btf pgtable:kernel_pgd_sync",
 		    skel->progs.kernel_pgd_sync_tp, NULL);
@@ -380,7 +380,7 @@ static void choose_sources(struct p4dstat_bpf *skel, const struct btf *btf)
 		available[F_SYNC_CALLS] = true;
 	}
 
-	/* mmap:x86_get_unmapped_area: patch 0004. */
+	/* mmap:x86_get_unmapped_area: patches 4 and 5. */
 	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "x86_get_unmapped_area")) {
 		use(G_GUA, KIND_TRACEPOINT, "tp_btf mmap:x86_get_unmapped_area",
 		    skel->progs.gua_tp, NULL);
@@ -390,6 +390,12 @@ static void choose_sources(struct p4dstat_bpf *skel, const struct btf *btf)
 		use(G_GUA, KIND_FENTRY,
 		    "fexit get_unmapped_area (above 47 bits; windows, outcomes n/a)",
 		    skel->progs.gua_fexit, NULL);
+		mark(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES);
+	/* Since 6.10 the out-of-line function is __get_unmapped_area(), with vm_flags. */
+	} else if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "__get_unmapped_area")) {
+		use(G_GUA, KIND_FENTRY,
+		    "fexit __get_unmapped_area (above 47 bits; windows, outcomes n/a)",
+		    skel->progs.gua_vmflags_fexit, NULL);
 		mark(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES);
 	}
 

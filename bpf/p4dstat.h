@@ -29,7 +29,7 @@ enum p4dstat_window {
 	P4DSTAT_WINDOWS,
 };
 
-/* How get_unmapped_area placed a mapping (enum x86_gua_outcome, patch 0004). */
+/* How get_unmapped_area placed a mapping (enum x86_gua_outcome, patch 4). */
 enum p4dstat_outcome {
 	P4DSTAT_OUTCOME_FIXED,
 	P4DSTAT_OUTCOME_HINT,

@@ -16,6 +16,12 @@ bin=$top/build/bin
 scripts=$top/bpf/bt
 helpers=$PWD/bt
 mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
+# The frame that moves exec's new stack down from the top of the address space:
+# shift_arg_pages() in fs/exec.c until 6.7, relocate_vma_down() in mm/ since.
+case $(uname -r) in
+6.1.*) exec_frame=shift_arg_pages ;;
+*) exec_frame=relocate_vma_down ;;
+esac
 tmp=$(mktemp -d)
 hugepages=$(cat /proc/sys/vm/nr_hugepages)	# restored at the end
 runs=()			# the timeout(1) processes of the bpftrace runs in the background
@@ -408,11 +414,11 @@ user|installed $((1 + N + N * K))"
 	done
 	stacks=$(bt_stacks "$p1/p4dalloc" alloc_stacks | grep '^highmap|installed|')
 	is "p4dalloc.bt stacks: highmap's allocations: all; by exec, fork, page fault" \
-		"$(stack_sums "$stacks" shift_arg_pages copy_page_range handle_mm_fault)" \
+		"$(stack_sums "$stacks" $exec_frame copy_page_range handle_mm_fault)" \
 		"$((1 + N + N * K)) 1 $N $((N * K))"
 	stacks=$(bt_stacks "$p1/p4dalloc" free_stacks | grep '^highmap|')
 	is "p4dalloc.bt stacks: highmap's frees: all; by exec, exit" \
-		"$(stack_sums "$stacks" shift_arg_pages exit_mmap)" "$((N * (K + 1) + 2)) 1 $((N * (K + 1) + 1))"
+		"$(stack_sums "$stacks" $exec_frame exit_mmap)" "$((N * (K + 1) + 2)) 1 $((N * (K + 1) + 1))"
 else
 	same "p4dalloc.bt, paging $mode: no P4D allocation, free or stack reported" \
 		"$(grep -E '^@(alloc|free|live|alloc_stacks|free_stacks)' "$p1/p4dalloc")" ""
@@ -622,7 +628,7 @@ same "one-liner 6: ol6-highmap (K=3 N=2): N+1 tables in region 0, N in each of 1
 3 2"
 is "one-liner 7: ol7-highmap (K=2 N=2): stacks of its allocations: all; exec, fork, fault" \
 	"$(stack_sums "$(bt_stacks "$p3/ol7" "" | grep '^ol7-highmap|')" \
-		shift_arg_pages copy_page_range handle_mm_fault)" "7 1 2 4"
+		$exec_frame copy_page_range handle_mm_fault)" "7 1 2 4"
 
 # 8: TLB flushes per reason number (tlb_flush prints "reason:NAME (NUMBER)").
 pick ol8-highmap "$(bt_map "$p3/ol8" "")" && got=$picked

@@ -60,6 +60,13 @@ if [ "$mode" = 5 ]; then
 		not_ok "each child installed one P4D table per PGD entry it touched, and its exit freed them" "${bad[@]}"
 	fi
 	is "every freed table was installed in the run" "$(grep -c unallocated "$tmp/freed")" 0
+	# Both events name a table by the start of the 256 TiB region it maps.
+	unaligned=$(grep -oE ' p4d_(alloc|free) mm=[^ ]+ address=0x[0-9a-f]+' "$tmp/p4d" |
+		while read -r ev _ a; do a=${a#address=}; [ $((a & (1 << 48) - 1)) -eq 0 ] || echo "$ev $a"; done)
+	is "every p4d_alloc and p4d_free address is 256 TiB aligned" "$unaligned" ""
+	is "every p4d_free carries its allocation's address" "$(awk '
+		$2 == "p4d_alloc" && /outcome=installed/ { addr[$5] = $4 }
+		$2 == "p4d_free" && ($5 in addr) && addr[$5] != $4 { print $5, addr[$5], $4 }' "$tmp/p4d")" ""
 	is "installed tables = freed tables over the run" \
 		"$(grep -c ' p4d_alloc .*outcome=installed' "$tmp/p4d")" "$(grep -c ' p4d_free ' "$tmp/p4d")"
 	is "no p4d_alloc of the run raced or failed" \
@@ -104,7 +111,7 @@ occupied     topdown          full    default search   search   high  low
 straddle     topdown          default default search   search   low   low
 fixed        topdown          full    default fixed    fixed    hint  error
 noreplace    topdown          full    default fixed    fixed    hint  error
-map32bit     topdown          default default fallback fallback 32bit 32bit
+map32bit     topdown          default default search   search   32bit 32bit
 nospace      topdown          default default enomem   enomem   error error
 huge         hugetlb_topdown  default default search   search   low   low
 hugehigh     hugetlb_topdown  full    default hint     search   hint  low

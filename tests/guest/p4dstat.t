@@ -25,6 +25,12 @@ if [ -d $tfs/events/pgtable ]; then kernel=series; else kernel=vanilla; fi
 # hints above 47 bits get addresses above 47 bits.
 five=0
 [ "$mode" = 5 ] && five=1
+# The fexit fallback for placements: get_unmapped_area() is an inline wrapper of
+# __get_unmapped_area() since 6.10.
+case $(uname -r) in
+6.1.*) gua_fexit="fexit get_unmapped_area" ;;
+*) gua_fexit="fexit __get_unmapped_area" ;;
+esac
 
 # nap SECONDS: sleep without a fork (a read that times out on a FIFO nobody writes).
 mkfifo "$tmp/nap"
@@ -439,8 +445,8 @@ if [ $kernel = series ]; then
 
 	# --probes=fentry: the same counts from fexit __p4d_alloc, fentry ___p4d_free_tlb
 	# and fexit get_unmapped_area; no tracepoint allowed, so n/a for what needs one.
-	expect fentry gua_above47 "$above" "fexit get_unmapped_area"
-	expect fentry gua_above47_bytes "$bytes" "fexit get_unmapped_area"
+	expect fentry gua_above47 "$above" "$gua_fexit"
+	expect fentry gua_above47_bytes "$bytes" "$gua_fexit"
 	for k in p4d_raced sync_copied gua_window_full gua_hint tlb_total mmap_above47; do
 		expect fentry $k n/a "no fentry source"
 	done
@@ -456,7 +462,7 @@ else
 	expect json sync_calls 0
 	sources_say json "P4D allocations" "fexit __p4d_alloc"
 	sources_say json "P4D frees" "fentry ___p4d_free_tlb"
-	sources_say json "get_unmapped_area" "fexit get_unmapped_area"
+	sources_say json "get_unmapped_area" "$gua_fexit"
 fi
 # --probes=kprobe: P4D counts from kprobes; placements and TLB reasons need better probes.
 for k in p4d_raced gua_above47 gua_window_full tlb_total mmap_above47; do

@@ -1,41 +1,55 @@
 #!/usr/bin/env bash
-# The upstream vm selftests of the 47-bit mmap window, built from the kernel tree by
-# tests/validate/build-selftests (make tools) into build/selftests, each result a TAP line.
+# The upstream selftests of the 47-bit mmap window, built from the guest kernel's own tree
+# by tests/validate/build-selftests (make tools) into build/selftests-KVER, each result a
+# TAP line. The tree is read from uname -r: 6.1 or 6.12.
 #
-# va_128TBswitch --run-hugetlb: 16 mmap cases and 9 hugetlb ones, each printing
+# va_128TBswitch (6.1; va_high_addr_switch on 6.12, the same cases with lower-case names)
+# --run-hugetlb: 16 mmap cases and 9 hugetlb ones, each printing
 # "CASE: ADDRESS - OK|FAILED". Expected:
 #   5-level        every case OK, exit 0.
 #   4-level/no5lvl the MAP_FIXED cases at or above 128 TiB FAILED (ENOMEM: beyond the
 #                  address space), every other case OK, exit 1. (Upstream's wrapper,
 #                  va_128TBswitch.sh, skips the test without la57; run directly, the
 #                  failures are exactly these.)
-# virtual_address_range: fills the 128 TiB window with 16 GiB no-hint mappings, then maps
-# 384 TiB with hints from 2^48 to 2^62; exits 1 at the first mapping on the wrong side of
-# 128 TiB. Expected exit 0 on every mode. Its mappings are writable and private, so the
-# overcommit heuristic would refuse every 16 GiB one in a 1 GiB guest and the test would
-# pass without mapping anything: it runs with vm.overcommit_memory=1, and its successful
-# high placements are counted from the syscall tracepoint (sys_exit_mmap) to prove it
-# mapped them: 24576 chunks of 16 GiB above 128 TiB on 5-level, none on 4-level.
+# virtual_address_range: fills the 128 TiB window with no-hint mappings, then maps 384 TiB
+# with hints from 2^48 to 2^62; exits 1 at the first mapping on the wrong side of 128 TiB.
+# Expected exit 0 on every mode. Its mappings are writable and private, so the overcommit
+# heuristic would refuse every chunk in a 1 GiB guest and the test would pass without
+# mapping anything: it runs with vm.overcommit_memory=1, and its successful high
+# placements are counted from the syscall tracepoint (sys_exit_mmap) to prove it mapped
+# them: on 5-level 24576 chunks of 16 GiB above 128 TiB (6.1); none on 4-level.
+# 6.12's version maps 1 GiB chunks and then reads a byte of each through write() to a
+# file in its working directory (a page table per chunk: about 512 MiB, so the suite's
+# guests have 2 GiB). Its validate_addr() rejects every address above 128 TiB, the
+# hinted ones it asks for included, so on 5-level this tree's test fails by its own bug
+# at the first high chunk: exit 1, "Bad address" naming an address above 128 TiB, one
+# chunk placed there. On 4-level no hint can go high and it passes.
 set -uo pipefail
 cd "$(dirname "$0")"
 . ../lib/tap.sh
 . ../lib/tracefs.sh
-st=../../build/selftests
 mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
+kver=$(uname -r | cut -d. -f1,2)
+st=$PWD/../../build/selftests-$kver
+case $kver in
+6.1) switch=va_128TBswitch high_chunks=24576 ;;
+6.12) switch=va_high_addr_switch high_chunks=1 ;;
+*) not_ok "selftests for kernel $kver" "p4dscope builds them for 6.1 and 6.12 only"; tap_done ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for prog in va_128TBswitch virtual_address_range; do
+for prog in $switch virtual_address_range; do
 	if [ ! -x "$st/$prog" ]; then
-		not_ok "$prog is built" "missing $st/$prog: run 'make tools' (tests/validate/build-selftests)"
+		not_ok "$prog is built" "missing $st/$prog: run 'make tools KVER=$kver'"
 		tap_done
 	fi
 done
 
-## va_128TBswitch
+## va_128TBswitch / va_high_addr_switch
 hugepages=$(cat /proc/sys/vm/nr_hugepages)
 echo 16 >/proc/sys/vm/nr_hugepages
-"$st"/va_128TBswitch --run-hugetlb >"$tmp/va" 2>&1
+"$st/$switch" --run-hugetlb >"$tmp/va" 2>&1
 rc=$?
 echo "$hugepages" >/proc/sys/vm/nr_hugepages
 
@@ -46,36 +60,47 @@ while IFS= read -r line; do
 	case_name=${BASH_REMATCH[1]} got=${BASH_REMATCH[3]} want=OK
 	# Below 5-level, MAP_FIXED at ADDR_SWITCH_HINT (128 TiB) or HIGH_ADDR (256 TiB) fails.
 	if [ "$mode" != 5 ] && [[ $case_name == *MAP_FIXED* ]] &&
-	   [[ $case_name == *ADDR_SWITCH_HINT* || $case_name == *HIGH_ADDR* ]]; then
+	   [[ ${case_name,,} == *addr_switch_hint* || ${case_name,,} == *high_addr* ]]; then
 		want=FAILED
 	fi
-	is "va_128TBswitch case $n, $case_name: $want" "$got" "$want"
+	is "$switch case $n, $case_name: $want" "$got" "$want"
 done <"$tmp/va"
-is "va_128TBswitch ran all 25 cases" "$n" 25
+is "$switch ran all 25 cases" "$n" 25
 want=$([ "$mode" = 5 ] && echo 0 || echo 1)
-is "va_128TBswitch exits $want" "$rc" "$want"
+is "$switch exits $want" "$rc" "$want"
 
 ## virtual_address_range, with its successful high placements counted by the kernel.
 overcommit=$(cat /proc/sys/vm/overcommit_memory)
 echo 1 >/proc/sys/vm/overcommit_memory
 trace_start vaddr syscalls/sys_exit_mmap
 inst=$tfs/instances/vaddr
+echo 32768 >"$inst/buffer_size_kb"
 echo 'ret >= 0x800000000000' >"$inst/events/syscalls/sys_exit_mmap/filter"
 echo 0 >"$inst/tracing_on"
 # Trace only the selftest: its pid goes to set_event_pid before it execs.
-sh -c 'echo $$ >"$1/set_event_pid"; echo 1 >"$1/tracing_on"; exec "$2"' sh "$inst" \
-	"$st"/virtual_address_range >"$tmp/var" 2>&1
+(cd "$tmp" && sh -c 'echo $$ >"$1/set_event_pid"; echo 1 >"$1/tracing_on"; exec "$2"' sh \
+	"$inst" "$st"/virtual_address_range >"$tmp/var" 2>&1)
 rc=$?
 echo 0 >"$inst/tracing_on"
 # Syscall exit events print as "sys_mmap -> RESULT", outside trace_stop's record format.
 high=$(grep -c ': sys_mmap -> 0x' "$inst/trace")
+lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' "$inst"/per_cpu/cpu*/stats)
 trace_stop vaddr /dev/null
 echo "$overcommit" >/proc/sys/vm/overcommit_memory
-if [ $rc -eq 0 ]; then
+if [ "$kver" = 6.12 ] && [ "$mode" = 5 ]; then
+	bad=$(sed -n 's/^Bail out! Bad address \([0-9a-f]*\)$/\1/p' "$tmp/var")
+	if [ $rc -eq 1 ] && [ -n "$bad" ] && [ $((0x$bad >> 47)) -ne 0 ]; then
+		ok "virtual_address_range fails by its own validate_addr() bug at $bad, above 128 TiB"
+	else
+		not_ok "virtual_address_range fails by its own validate_addr() bug above 128 TiB" \
+			"exit $rc" "$(head -n 20 "$tmp/var")"
+	fi
+elif [ $rc -eq 0 ]; then
 	ok "virtual_address_range exits 0"
 else
 	not_ok "virtual_address_range exits 0" "exit $rc" "$(head -n 20 "$tmp/var")"
 fi
-want=$([ "$mode" = 5 ] && echo 24576 || echo 0)
-is "virtual_address_range placed $want 16 GiB chunks above 128 TiB" "$high" "$want"
+want=$([ "$mode" = 5 ] && echo $high_chunks || echo 0)
+is "virtual_address_range placed $want chunks above 128 TiB" "$high" "$want"
+is "no sys_exit_mmap event of it was lost" "$lost" 0
 tap_done

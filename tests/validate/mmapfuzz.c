@@ -49,6 +49,7 @@
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +97,18 @@ static int nregions;
 
 static unsigned long task_size, mmap_min_addr, totalram_pages;
 static int level5, legacy, quiet, verbose;
+/*
+ * A MAP_FIXED that must split a hugetlb mapping off its 2 MiB grid fails. Up to 6.11
+ * mmap_region() turned any failure to unmap into ENOMEM; since 6.12 the split's own error
+ * (EINVAL from hugetlb's may_split) comes through vms_gather_munmap_vmas().
+ */
+static int fixed_split_err = ENOMEM;
+/*
+ * The overcommit heuristic of a MAP_FIXED that replaces mappings: up to 6.11 it charged
+ * the whole length after unmapping; since 6.12 mmap_region() charges only what the
+ * replaced mappings had not, so a length above RAM may pass.
+ */
+static int fixed_charges_net;
 static unsigned long check_every = 500;
 static unsigned long long seed;
 
@@ -835,10 +848,15 @@ static void fuzz_mmap(void)
 		want(&x, EINVAL);
 	/* mmap_region(): unmapping under MAP_FIXED, then commit accounting. */
 	if ((flags & MAP_FIXED) && cuts_huge(hint, hint + alen))
-		may(&x, ENOMEM);	/* a hugetlb mapping splits only at 2 MiB */
+		may(&x, fixed_split_err);	/* a hugetlb mapping splits only at 2 MiB */
 	if (!huge && !(flags & MAP_NORESERVE) && (type != MAP_PRIVATE || (prot & PROT_WRITE)) &&
-	    alen / PAGE > totalram_pages)
-		want(&x, ENOMEM);	/* overcommit heuristic: no mapping larger than RAM */
+	    alen / PAGE > totalram_pages) {
+		/* overcommit heuristic: no mapping larger than RAM */
+		if (fixed_charges_net && (flags & MAP_FIXED) && overlaps(hint, hint + alen, 0))
+			may(&x, ENOMEM);
+		else
+			want(&x, ENOMEM);
+	}
 	if (huge && !(flags & MAP_NORESERVE))
 		may(&x, ENOMEM);	/* the huge page pool is short */
 
@@ -1203,6 +1221,19 @@ static void usage(void)
 	exit(2);
 }
 
+/* Whether the running kernel's release is at least MAJOR.MINOR. */
+static int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int got_major = 0, got_minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &got_major, &got_minor) != 2) {
+		fprintf(stderr, "mmapfuzz: cannot read the kernel release\n");
+		exit(2);
+	}
+	return got_major > major || (got_major == major && got_minor >= minor);
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
@@ -1245,6 +1276,10 @@ int main(int argc, char **argv)
 	}
 
 	level5 = !strcmp(mode, "5");
+	if (kernel_at_least(6, 12)) {
+		fixed_split_err = EINVAL;
+		fixed_charges_net = 1;
+	}
 	task_size = level5 ? P4D_TASK_SIZE_MAX_L5 : P4D_TASK_SIZE_MAX_L4;
 	mmap_min_addr = read_number("/proc/sys/vm/mmap_min_addr", NULL);
 	totalram_pages = read_number("/proc/meminfo", "MemTotal:") * 1024 / PAGE;
