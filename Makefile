@@ -44,6 +44,8 @@ image: deps
 tools: workloads
 	$(Q)if [ -f bpf/Makefile ]; then $(MAKE) -s -C bpf; fi
 	$(Q)if [ -f tests/validate/Makefile ]; then $(MAKE) -s -C tests/validate; fi
+	$(Q)$(MAKE) -s -C analysis/walkmodel
+	$(Q)$(MAKE) -s -C analysis/walkmodel/workloads
 
 workloads: $(WORKLOADS)
 
@@ -66,7 +68,7 @@ test-guest: kernel image tools
 	$(Q)tests/run-all --guest $(MODES)
 
 clean:
-	$(Q)rm -rf $(BUILD)/bin $(BUILD)/bpf $(BUILD)/analysis $(BUILD)/selftests-* $(BUILD)/kernel-* $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
+	$(Q)rm -rf $(BUILD)/bin $(BUILD)/bpf $(BUILD)/analysis $(BUILD)/selftests-* $(BUILD)/walkmodel $(BUILD)/kernel-* $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
 
 check-patches: tree
 	$(Q)scripts/check-patches

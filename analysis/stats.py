@@ -313,6 +313,94 @@ def md_table(header, rows, align=None):
     return "\n".join(lines)
 
 
+
+def wall_time_walks(w, data, out, boots, first):
+    """Section 3 from the wall-time chase (analysis/run --parts walk); returns the plot rows."""
+    w("\n## 3. Page-walk cost, emulated (wall time)\n")
+    w("**This is QEMU's software page walker, not hardware.** With LA57 every soft-TLB refill"
+      " walks one more level: QEMU's `mmu_translate()` (target/i386/tcg/sysemu/excp_helper.c)"
+      " reads the extra PML5 entry, which means one more lookup of the table page and one"
+      " more 8-byte load, plus an atomic cmpxchg when its accessed bit is still clear. Nothing"
+      " here says how many cycles a hardware walker spends, which entries its page-walk caches"
+      " keep, or how often a real TLB misses.\n")
+    w("Wall time of the guest's `clock_gettime()` without `--icount`, one vCPU. Each boot"
+      " runs one chase (so that every chase starts from the same emulator state: QEMU resizes"
+      " its soft TLB as a boot goes on) for many short repetitions; every round boots each"
+      " configuration once, in an order rotated from round to round, one boot at a time."
+      " Per boot two figures: the *fastest* repetition, the one least stretched by other"
+      " work on the host (a repetition can only be slowed down by it), and the *median*"
+      " repetition. Over the boots: the median and its 95% confidence interval (order"
+      " statistics), and the ratio to paging 4 paired by round (the boots nearest in time),"
+      " with its interval.\n")
+    WT = walk_tables(data["chase"])
+    plot_rows = []
+
+    def ci_text(xs, fmt_v):
+        c = median_ci(xs)
+        return f"{fmt_v(c[0])} .. {fmt_v(c[1])}" if c else "n/a (< 6 boots)"
+
+    for walk, text in WALKS:
+        rows = []
+        base = WT.get((walk, "4", "low"))
+        for mode, place in WALK_CONFIGS:
+            d = WT.get((walk, mode, place))
+            if not d:
+                continue
+            above = {v[2] for v in d.values()}
+            r = [f"paging {mode}, {place}" + (" (above 47 bits)" if above == {1} else ""), len(d)]
+            for idx in (1, 0):      # fastest, then median
+                vals = [v[idx] for v in d.values()]
+                r += [f"{median(vals):.1f}", ci_text(vals, lambda x: f"{x:.1f}")]
+                ratios = [d[k][idx] / base[k][idx] for k in d if base and k in base]
+                if ratios and (mode, place) != ("4", "low"):
+                    r += [pct(median(ratios), 1),
+                          ci_text(ratios, lambda x: f"{(x - 1) * 100:+.1f}%")]
+                else:
+                    r += ["", ""]
+            rows.append(r)
+            fast = [v[1] for v in d.values()]
+            c = median_ci(fast)
+            plot_rows.append((walk, mode, place, median(fast),
+                              c[0] if c else min(fast), c[1] if c else max(fast)))
+        if rows:
+            w(f"\n**{text}**: ns per step\n")
+            w(md_table(["paging, placement", "boots", "fastest", "95% CI", "vs 4", "95% CI",
+                        "median", "95% CI", "vs 4", "95% CI"], rows))
+            w("")
+    with open(os.path.join(out, "pagewalk.dat"), "w") as f:
+        f.write("# walk config fastest-rep median over boots, ci_low ci_high\n")
+        for walk, _ in WALKS:
+            if not any(r[0] == walk for r in plot_rows):
+                continue
+            for (wk, mode, place, med, lo, hi) in plot_rows:
+                if wk == walk:
+                    f.write(f'"{walk}" "{mode}/{place}" {med:.3f} {lo:.3f} {hi:.3f}\n')
+            f.write("\n\n")
+    loads = [float(b["loadavg"]) for b in boots if b["part"] == "walk" and b["loadavg"]]
+    if loads:
+        w(f"Host load (1-minute average) when the wall-time boots started: {min(loads):.1f} to"
+          f" {max(loads):.1f}, on {first.get('host', '?').split(',')[1].strip() if ',' in first.get('host', '') else '?'}."
+          " Other work on the host stretches wall time; interleaving spreads that over all"
+          " configurations alike but does not remove it, and a loaded host widens every"
+          " interval above.\n")
+    return plot_rows
+
+
+def modelled_walks(w, out):
+    """Section 3 from the walk model: its key table, read from walkmodel/walkmodel.md."""
+    w("\n## 3. Page-walk cost, modelled\n")
+    path = os.path.join(out, "walkmodel", "walkmodel.md")
+    if not os.path.exists(path):
+        w("No walk-model report in this run (analysis/run --parts model writes it).\n")
+        return
+    with open(path) as f:
+        text = f.read()
+    start = text.find("## Key table")
+    end = text.find("\n## ", start + 1)
+    w("From [walkmodel/walkmodel.md](walkmodel/walkmodel.md), where the method, the"
+      " presets' sources and the model's limits are written out:\n")
+    w(text[start:end].replace("## Key table", "### Key table", 1))
+
 def main():
     if len(sys.argv) != 3:
         print("usage: stats.py LOGDIR OUTDIR", file=sys.stderr)
@@ -666,73 +754,11 @@ def main():
         w("")
 
     # ---- item 3 ----
-    w("\n## 3. Page-walk cost, emulated (wall time)\n")
-    w("**This is QEMU's software page walker, not hardware.** With LA57 every soft-TLB refill"
-      " walks one more level: QEMU's `mmu_translate()` (target/i386/tcg/sysemu/excp_helper.c)"
-      " reads the extra PML5 entry, which means one more lookup of the table page and one"
-      " more 8-byte load, plus an atomic cmpxchg when its accessed bit is still clear. Nothing"
-      " here says how many cycles a hardware walker spends, which entries its page-walk caches"
-      " keep, or how often a real TLB misses.\n")
-    w("Wall time of the guest's `clock_gettime()` without `--icount`, one vCPU. Each boot"
-      " runs one chase (so that every chase starts from the same emulator state: QEMU resizes"
-      " its soft TLB as a boot goes on) for many short repetitions; every round boots each"
-      " configuration once, in an order rotated from round to round, one boot at a time."
-      " Per boot two figures: the *fastest* repetition, the one least stretched by other"
-      " work on the host (a repetition can only be slowed down by it), and the *median*"
-      " repetition. Over the boots: the median and its 95% confidence interval (order"
-      " statistics), and the ratio to paging 4 paired by round (the boots nearest in time),"
-      " with its interval.\n")
-    WT = walk_tables(data["chase"])
     plot_rows = []
-
-    def ci_text(xs, fmt_v):
-        c = median_ci(xs)
-        return f"{fmt_v(c[0])} .. {fmt_v(c[1])}" if c else "n/a (< 6 boots)"
-
-    for walk, text in WALKS:
-        rows = []
-        base = WT.get((walk, "4", "low"))
-        for mode, place in WALK_CONFIGS:
-            d = WT.get((walk, mode, place))
-            if not d:
-                continue
-            above = {v[2] for v in d.values()}
-            r = [f"paging {mode}, {place}" + (" (above 47 bits)" if above == {1} else ""), len(d)]
-            for idx in (1, 0):      # fastest, then median
-                vals = [v[idx] for v in d.values()]
-                r += [f"{median(vals):.1f}", ci_text(vals, lambda x: f"{x:.1f}")]
-                ratios = [d[k][idx] / base[k][idx] for k in d if base and k in base]
-                if ratios and (mode, place) != ("4", "low"):
-                    r += [pct(median(ratios), 1),
-                          ci_text(ratios, lambda x: f"{(x - 1) * 100:+.1f}%")]
-                else:
-                    r += ["", ""]
-            rows.append(r)
-            fast = [v[1] for v in d.values()]
-            c = median_ci(fast)
-            plot_rows.append((walk, mode, place, median(fast),
-                              c[0] if c else min(fast), c[1] if c else max(fast)))
-        if rows:
-            w(f"\n**{text}**: ns per step\n")
-            w(md_table(["paging, placement", "boots", "fastest", "95% CI", "vs 4", "95% CI",
-                        "median", "95% CI", "vs 4", "95% CI"], rows))
-            w("")
-    with open(os.path.join(out, "pagewalk.dat"), "w") as f:
-        f.write("# walk config fastest-rep median over boots, ci_low ci_high\n")
-        for walk, _ in WALKS:
-            if not any(r[0] == walk for r in plot_rows):
-                continue
-            for (wk, mode, place, med, lo, hi) in plot_rows:
-                if wk == walk:
-                    f.write(f'"{walk}" "{mode}/{place}" {med:.3f} {lo:.3f} {hi:.3f}\n')
-            f.write("\n\n")
-    loads = [float(b["loadavg"]) for b in boots if b["part"] == "walk" and b["loadavg"]]
-    if loads:
-        w(f"Host load (1-minute average) when the wall-time boots started: {min(loads):.1f} to"
-          f" {max(loads):.1f}, on {first.get('host', '?').split(',')[1].strip() if ',' in first.get('host', '') else '?'}."
-          " Other work on the host stretches wall time; interleaving spreads that over all"
-          " configurations alike but does not remove it, and a loaded host widens every"
-          " interval above.\n")
+    if data["chase"]:
+        plot_rows = wall_time_walks(w, data, out, boots, first)
+    else:
+        modelled_walks(w, out)
 
     # ---- item 4 ----
     w("\n## 4. Memory: page-table pages per process\n")

@@ -24,15 +24,16 @@ else
 	not_ok "analysis/run --quick exits 0" "exit $rc" "$(tail -n 20 "$tmp/run")"
 fi
 
-for f in results.md swpath.csv ptmem.csv walk.csv tpcost.csv calib.csv boots.csv \
-	swpath.png swpath.svg tpcost.png tpcost.svg pagewalk.png pagewalk.svg ptmem.png ptmem.svg; do
+for f in results.md swpath.csv ptmem.csv tpcost.csv calib.csv boots.csv \
+	swpath.png swpath.svg tpcost.png tpcost.svg ptmem.png ptmem.svg \
+	walkmodel/walkmodel.md walkmodel/walkmodel.csv; do
 	check "$out/$f written" test -s "$out/$f"
 done
 check "results.md has the key table" grep -q '^## Key table' "$out/results.md"
-check "the SVG plots are SVG" bash -c "grep -l '<svg' $out/*.svg | wc -l | grep -qx 4"
+check "the SVG plots are SVG" bash -c "grep -l '<svg' $out/*.svg | wc -l | grep -qx 3"
 
 # Every boot of the matrix reached its end: status 0 in boots.csv, none missing.
-nboots=$(ls "$logs"/icount_*.log "$logs"/walk_*.log 2>/dev/null | wc -l)
+nboots=$(ls "$logs"/icount_*.log 2>/dev/null | wc -l)
 bad=$(awk -F, 'NR > 1 && $5 != 0' "$out/boots.csv")
 if [ "$nboots" -gt 0 ] && [ "$(($(wc -l <"$out/boots.csv") - 1))" = "$nboots" ] && [ -z "$bad" ]; then
 	ok "all $nboots guest boots ran their benchmark to the end"
@@ -57,9 +58,6 @@ check "swpath.csv parses" parses "$out/swpath.csv" \
 check "ptmem.csv parses" parses "$out/ptmem.csv" \
 	"kernel,paging,round,procs,regions,pt_kb_before,pt_kb_held,pt_kb_after,vmpte_kb_sum,vmpte_kb_first,pte,pmd,pud,p4d,p4d_alloc_held,p4d_free_held,p4d_alloc_all,p4d_free_all" \
 	3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18
-check "walk.csv parses" parses "$out/walk.csv" \
-	"kernel,paging,round,walk,pattern,placement,rep,pages,stride,steps,ns,addr,above47" \
-	3 7 8 9 10 11 13
 check "calib.csv parses" parses "$out/calib.csv" "kernel,paging,round,instructions,ns" 3 4 5
 
 # Every booted kernel and paging mode measured every operation with the events off.
@@ -94,6 +92,59 @@ for consumer in tracefs raw_tp tp; do
 		ok "$consumer: samples with and without it"
 	else
 		not_ok "$consumer: samples with and without it" "$n with, $n0 without"
+	fi
+done
+# ---- the walk model (analysis/walkmodel/run --quick): one chase on paging 4 and 5 ----
+check "results.md carries the walk model's key table" grep -q '^### Key table' "$out/results.md"
+wlogs=build/walkmodel/logs-quick
+# metric RUN PRESET SPACE METRIC: one number of walkmodel.so's CSV.
+metric() {
+	awk -F, -v p="$2" -v s="$3" -v m="$4" '$1 == p && $2 == s && $3 == m { print $4 }' \
+		"$wlogs/$1.csv"
+}
+# refs RUN PRESET SPACE [LEVEL]: walk references, all levels or one.
+refs() {
+	awk -F, -v p="$2" -v s="$3" -v l="refs_${4:-}" '$1 == p && $2 == s && index($3, l) == 1 {
+		n += $4 } END { print n + 0 }' "$wlogs/$1.csv"
+}
+for mode in 4 5; do
+	run=chase-4k_$mode
+	# What the workload itself says it did: its result line in the guest's output.
+	line=$(grep '^workload=chase ' "$wlogs/$run.log" 2>/dev/null)
+	pages=$(sed -n 's/.* pages=\([0-9]*\).*/\1/p' <<<"$line")
+	steps=$(sed -n 's/.* steps=\([0-9]*\).*/\1/p' <<<"$line")
+	check "paging $mode: the chase ran and checked its cycle" grep -q 'cycle_ok=1' <<<"$line"
+	if [ ! -s "$wlogs/$run.csv" ] || [ ! -s "$wlogs/$run.json" ]; then
+		not_ok "paging $mode: walkmodel.so wrote $run.csv and .json"
+		continue
+	fi
+	ok "paging $mode: walkmodel.so wrote $run.csv and .json"
+	check "paging $mode: the plugin walked $mode-level tables" grep -q "\"levels\": $mode," "$wlogs/$run.json"
+	check "paging $mode: one measured part" grep -q '"marks": {"start": 1, "stop": 1}' "$wlogs/$run.json"
+	# The workload did one load per step: user accesses at least the steps, all on 4K
+	# pages (THP never), every page of the chase walked at least once, never more walks
+	# than accesses, and no walk that found the guest's tables wrong.
+	acc=$(metric $run zen4 user accesses)
+	walks=$(metric $run zen4 user walks)
+	is "paging $mode: user accesses all on 4K pages" "$(metric $run zen4 user accesses_4K)" "$acc"
+	check "paging $mode: $steps chase steps, at least as many user accesses ($acc)" test "$acc" -ge "$steps"
+	check "paging $mode: $pages pages <= user walks ($walks) <= accesses" \
+		test "$walks" -ge "$pages" -a "$walks" -le "$acc"
+	is "paging $mode: no failed walk" "$(metric $run zen4 user walks_failed)" 0
+	is "paging $mode: no stale TLB entry (the guest's tables read right)" \
+		"$(metric $run zen4 user stale_refills)" 0
+	# Without paging-structure caches every walk of a 4K page reads one entry per level.
+	nopsc_walks=$(metric $run nopsc user walks)
+	is "paging $mode: nopsc: references = $mode x walks" "$(refs $run nopsc user)" \
+		"$((mode * nopsc_walks))"
+	if [ $mode = 4 ]; then
+		is "paging 4: no PML5E read" "$(refs $run zen4 user PML5E)$(refs $run zen4 kernel PML5E)" 00
+	else
+		is "paging 5: nopsc reads one PML5E per walk" "$(refs $run nopsc user PML5E)" "$nopsc_walks"
+		# The chase lives in one 256 TiB region: zen4's PML5E cache answers nearly all.
+		p5=$(refs $run zen4 user PML5E)
+		check "paging 5: zen4 reads a PML5E in under 1% of walks ($p5 of $walks)" \
+			test $((p5 * 100)) -lt "$walks"
 	fi
 done
 tap_done

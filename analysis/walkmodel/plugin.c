@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * walkmodel.so: a QEMU TCG plugin that feeds the guest's own memory accesses to the
+ * translation model (model.c) of one or more CPU presets, side by side.
+ *
+ *   qemu-system-x86_64 ... -plugin walkmodel.so,preset=zen4,out=PREFIX,ram=FILE,...
+ *
+ * Arguments (scripts/run-guest --plugin adds ram=, ramsize= and levels=; the kernel's
+ * symbols come from analysis/walkmodel/kernel-args):
+ *   preset=NAME      a preset of presets.c, or "all"; repeatable
+ *   pscsweep=on      also run the first preset with N entries in every paging-structure
+ *                    cache, N = 0, 1, 2, 4, ... 64 (models "NAME-pscN")
+ *   out=PREFIX       results go to PREFIX.json and PREFIX.csv
+ *   ram=FILE         the guest's RAM (memory-backend-file, share=on), ramsize=BYTES
+ *   levels=4|5       the paging mode the guest was booted in
+ *   percpu_offset=VA, tlbstate=OFF, mm_pgd=OFF, page_offset_base=VA
+ *                    where the kernel keeps the running mm and its page-table root
+ *
+ * What it sees and how (QEMU 7.2, plugin API 1):
+ *  - every load and store with its linear and physical address (memory callbacks);
+ *  - instructions counted per translation block, user or kernel by bit 63 of the address;
+ *  - MOV to CR3/CR4, INVLPG and INVPCID recognised from their bytes at translation time;
+ *  - the page-table root: API 1 reads no registers, so the plugin reads
+ *    cpu_tlbstate.loaded_mm->pgd from the guest's RAM (x86's switch_mm_irqs_off() keeps
+ *    it equal to what CR3 holds), and walks the guest's real tables from there. Page sizes
+ *    and the physical address of every entry a walk reads are the guest's own.
+ * Limits, all stated in the report: one vCPU; the guest CPU has no PCID (qemu64), so every
+ * CR3 write flushes; the INVLPG operand is not visible (all paging-structure caches go, the
+ * TLB entry stays, and a later access whose physical page changed is re-walked); the
+ * kernel must run without KASLR (nokaslr), so that its symbols are where vmlinux says.
+ * Only the part between WALKMARK_START() and WALKMARK_STOP() (walkmark.h) is counted.
+ * Memory callbacks stay on outside it: QEMU 7.2 aborts in qemu_plugin_vcpu_mem_cb() when a
+ * plugin drops them with qemu_plugin_reset() while the guest runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "qemu-plugin-api.h"
+#include "walkmark.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = WALKMODEL_QEMU_PLUGIN_VERSION;
+
+#define MAX_MODELS 16
+#define KERNEL_IMAGE_BASE 0xffffffff80000000ull	/* __START_KERNEL_map */
+#define KERNEL_IMAGE_END 0xffffffffc0000000ull
+#define LOADED_MM_SWITCHING 1ull		/* arch/x86/mm/tlb.c */
+#define PTE_PRESENT (1ull << 0)
+#define PTE_PSE (1ull << 7)
+#define PTE_GLOBAL (1ull << 8)
+#define PTE_ADDR 0x000ffffffffff000ull	/* bits 51:12 */
+/* The direct map's base without KASLR (Documentation/x86/x86_64/mm.rst). */
+#define DIRECT_MAP_4LEVEL 0xffff888000000000ull
+#define DIRECT_MAP_5LEVEL 0xff11000000000000ull
+
+/* What the translation-time decoder found in an instruction. */
+enum insn_kind { INSN_CR3, INSN_CR4, INSN_INVLPG, INSN_INVPCID, INSN_MARK_START, INSN_MARK_STOP };
+
+struct guest_ram {
+	const uint8_t *base;
+	uint64_t size, below_4g;	/* pc machine: RAM above below_4g starts at 4 GiB */
+};
+
+static struct {
+	struct wm_model *model[MAX_MODELS];
+	const struct wm_preset *preset[MAX_MODELS];
+	struct wm_preset sweep[MAX_MODELS];	/* storage for pscsweep variants */
+	char sweep_name[MAX_MODELS][32];
+	int nmodels;
+	const char *out;
+	struct guest_ram ram;
+	int levels;
+	uint64_t percpu_offset_va, tlbstate_off, mm_pgd_off, page_offset_base_va;
+	/* learnt from the guest */
+	uint64_t phys_base;
+	bool phys_base_known;
+	uint64_t direct_map;	/* value of page_offset_base, once read */
+	uint64_t root_pa;	/* last page-table root read */
+	uint64_t root_reads_failed;
+	/* counted */
+	bool measuring;
+	uint64_t insns[WM_NSPACES];	/* always counting (inline) */
+	uint64_t insns_at_start[WM_NSPACES], insns_measured[WM_NSPACES];
+	uint64_t marks_start, marks_stop;
+	uint64_t insn_seen[INSN_MARK_STOP + 1];	/* executed while measuring */
+	uint64_t io_accesses;
+} wm;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("walkmodel: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- guest memory ---- */
+
+static bool ram_read64(uint64_t pa, uint64_t *val)
+{
+	uint64_t off = pa;
+
+	if (pa >= wm.ram.below_4g) {
+		if (pa < (4ull << 30))
+			return false;	/* the PCI hole */
+		off = pa - (4ull << 30) + wm.ram.below_4g;
+	}
+	if (off + 8 > wm.ram.size || (pa & 7))
+		return false;
+	memcpy(val, wm.ram.base + off, 8);
+	return true;
+}
+
+/* Kernel virtual address to physical: the kernel image or the direct map. */
+static bool kernel_pa(uint64_t va, uint64_t *pa)
+{
+	if (va >= KERNEL_IMAGE_BASE && va < KERNEL_IMAGE_END) {
+		if (!wm.phys_base_known)
+			return false;
+		*pa = va - KERNEL_IMAGE_BASE + wm.phys_base;
+		return true;
+	}
+	if (wm.direct_map && va >= wm.direct_map) {
+		*pa = va - wm.direct_map;
+		return true;
+	}
+	return false;
+}
+
+static bool kernel_read64(uint64_t va, uint64_t *val)
+{
+	uint64_t pa;
+
+	return kernel_pa(va, &pa) && ram_read64(pa, val);
+}
+
+/*
+ * The root of the running address space: cpu_tlbstate.loaded_mm->pgd of CPU 0. While
+ * switch_mm_irqs_off() is between the two (loaded_mm reads LOADED_MM_SWITCHING), the
+ * previous root is still the one in CR3.
+ */
+static uint64_t current_root(void)
+{
+	uint64_t percpu, mm, pgd, pa;
+
+	if (!wm.direct_map) {
+		uint64_t base;
+
+		if (!kernel_read64(wm.page_offset_base_va, &base))
+			return 0;
+		if (base != (wm.levels == 5 ? DIRECT_MAP_5LEVEL : DIRECT_MAP_4LEVEL)) {
+			fail("page_offset_base is %#" PRIx64 ", not the %d-level value without"
+			     " KASLR: boot the guest with nokaslr and the vmlinux of the running"
+			     " kernel", base, wm.levels);
+			exit(1);
+		}
+		wm.direct_map = base;
+	}
+	if (kernel_read64(wm.percpu_offset_va, &percpu) &&
+	    kernel_read64(percpu + wm.tlbstate_off, &mm) && mm > LOADED_MM_SWITCHING &&
+	    kernel_read64(mm + wm.mm_pgd_off, &pgd) && kernel_pa(pgd, &pa))
+		wm.root_pa = pa;
+	else
+		wm.root_reads_failed++;
+	return wm.root_pa;
+}
+
+/* The model's walker: the guest's own tables, read from its RAM. */
+static bool guest_walk(void *ctx, uint64_t va, struct wm_path *path)
+{
+	uint64_t table = current_root(), entry;
+	int level;
+
+	(void)ctx;
+	if (!table)
+		return false;
+	path->levels = wm.levels;
+	path->present = false;
+	path->global = false;
+	for (level = wm.levels; level >= 1; level--) {
+		unsigned int shift = 12 + 9 * (level - 1);
+
+		path->entry_pa[level] = table + ((va >> shift) & 511) * 8;
+		path->leaf = level;
+		if (!ram_read64(path->entry_pa[level], &entry))
+			return false;
+		if (!(entry & PTE_PRESENT))
+			return true;
+		if (level == 1 || ((level == 2 || level == 3) && (entry & PTE_PSE))) {
+			path->present = true;
+			path->global = entry & PTE_GLOBAL;
+			/* & ~(size - 1) also drops a large page's PAT bit (bit 12) */
+			path->page_pa = entry & PTE_ADDR & ~((1ull << shift) - 1);
+			return true;
+		}
+		table = entry & PTE_ADDR;
+	}
+	return false;
+}
+
+/* ---- callbacks ---- */
+
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, void *udata)
+{
+	struct qemu_plugin_hwaddr *hw;
+	uint64_t pa;
+	int i;
+
+	(void)vcpu;
+	(void)udata;
+	if (!wm.measuring && wm.phys_base_known)
+		return;
+	hw = qemu_plugin_get_hwaddr(info, va);
+	if (!hw)
+		return;
+	if (qemu_plugin_hwaddr_is_io(hw)) {
+		wm.io_accesses += wm.measuring;
+		return;
+	}
+	pa = qemu_plugin_hwaddr_phys_addr(hw);
+	if (!wm.phys_base_known && va >= KERNEL_IMAGE_BASE && va < KERNEL_IMAGE_END) {
+		/* any access to the kernel image tells where the image sits physically */
+		wm.phys_base = pa - (va - KERNEL_IMAGE_BASE);
+		wm.phys_base_known = true;
+	}
+	if (!wm.measuring)
+		return;
+	for (i = 0; i < wm.nmodels; i++)
+		wm_access(wm.model[i], va, pa, 1u << qemu_plugin_mem_size_shift(info),
+			  guest_walk, NULL);
+}
+
+static void on_insn(unsigned int vcpu, void *udata)
+{
+	enum insn_kind kind = (enum insn_kind)(uintptr_t)udata;
+	int i, s;
+
+	(void)vcpu;
+	wm.insn_seen[kind] += wm.measuring;
+	switch (kind) {
+	case INSN_MARK_START:
+		wm.marks_start++;
+		if (!wm.measuring)
+			for (s = 0; s < WM_NSPACES; s++)
+				wm.insns_at_start[s] = wm.insns[s];
+		wm.measuring = true;
+		return;
+	case INSN_MARK_STOP:
+		wm.marks_stop++;
+		if (wm.measuring)
+			for (s = 0; s < WM_NSPACES; s++)
+				wm.insns_measured[s] += wm.insns[s] - wm.insns_at_start[s];
+		wm.measuring = false;
+		return;
+	default:
+		break;
+	}
+	/* Flushes apply whether or not we measure: the model's state stays the guest's. */
+	for (i = 0; i < wm.nmodels; i++) {
+		switch (kind) {
+		case INSN_CR3:	/* no PCID on the guest CPU: every load flushes */
+			wm_write_cr3(wm.model[i], 0, false);
+			break;
+		case INSN_INVLPG:
+			wm_invlpg(wm.model[i], false, 0);
+			break;
+		case INSN_CR4:		/* the kernel writes CR4 to toggle PGE: a global flush */
+		case INSN_INVPCID:	/* type in a register: assume the widest, all contexts */
+			wm_flush_global(wm.model[i]);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/*
+ * The instructions that matter, from their bytes: legacy and REX prefixes, then
+ *   0f 22 /3 and /4 (mov to CR3, CR4), 0f 01 /7 with a memory operand (INVLPG; mod 3 is
+ *   SWAPGS/RDTSCP), 66 0f 38 82 (INVPCID), 0f 1f 80 disp32 (walkmark.h).
+ */
+static bool decode(const uint8_t *b, size_t len, enum insn_kind *kind)
+{
+	size_t i = 0;
+	bool opsize = false;
+
+	while (i < len && (b[i] == 0x66 || b[i] == 0xf2 || b[i] == 0xf3 || (b[i] & 0xf0) == 0x40)) {
+		opsize |= b[i] == 0x66;
+		i++;
+	}
+	if (len - i < 3 || b[i] != 0x0f)
+		return false;
+	if (b[i + 1] == 0x22 && (b[i + 2] & 0xc0) == 0xc0) {
+		unsigned int cr = (b[i + 2] >> 3) & 7;
+
+		if (cr == 3 || cr == 4) {
+			*kind = cr == 3 ? INSN_CR3 : INSN_CR4;
+			return true;
+		}
+		return false;
+	}
+	if (b[i + 1] == 0x01 && ((b[i + 2] >> 3) & 7) == 7 && (b[i + 2] & 0xc0) != 0xc0) {
+		*kind = INSN_INVLPG;
+		return true;
+	}
+	if (opsize && len - i >= 4 && b[i + 1] == 0x38 && b[i + 2] == 0x82) {
+		*kind = INSN_INVPCID;
+		return true;
+	}
+	if (len - i == 7 && b[i + 1] == 0x1f && b[i + 2] == 0x80) {
+		uint32_t disp;
+
+		memcpy(&disp, b + i + 3, 4);
+		if ((disp & ~0xffu) != WALKMARK_MAGIC)
+			return false;
+		if ((disp & 0xff) == WALKMARK_CMD_START)
+			*kind = INSN_MARK_START;
+		else if ((disp & 0xff) == WALKMARK_CMD_STOP)
+			*kind = INSN_MARK_STOP;
+		else
+			return false;
+		return true;
+	}
+	return false;
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	enum wm_space space = (qemu_plugin_tb_vaddr(tb) >> 63) ? WM_KERNEL : WM_USER;
+
+	(void)id;
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &wm.insns[space], n);
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		enum insn_kind kind;
+
+		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW, NULL);
+		if (decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn), &kind))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn,
+							       QEMU_PLUGIN_CB_NO_REGS,
+							       (void *)(uintptr_t)kind);
+	}
+}
+
+/* ---- results ---- */
+
+static const char *const space_name[WM_NSPACES] = { "user", "kernel" };
+static const char *const level_name[WM_NLEVELS] = { "", "PTE", "PDE", "PDPTE", "PML4E", "PML5E" };
+static const char *const where_name[WM_NWHERE] = { "L1", "L2", "L3", "mem" };
+static const char *const page_name[WM_NPAGES] = { "4K", "2M", "1G" };
+
+/* One "preset,space,metric,value" row per number: the report reads this long form. */
+static void write_csv(FILE *f)
+{
+	int i, s, l, w, p;
+
+	fprintf(f, "preset,space,metric,value\n");
+	for (s = 0; s < WM_NSPACES; s++)
+		fprintf(f, "-,%s,instructions,%" PRIu64 "\n", space_name[s], wm.insns_measured[s]);
+	for (i = 0; i < wm.nmodels; i++) {
+		const struct wm_stats *st = wm_stats(wm.model[i]);
+		const char *name = wm.preset[i]->name;
+
+		/* the preset's prices, so that the report can price any subset of references */
+		for (w = 0; w < WM_NWHERE; w++)
+			fprintf(f, "%s,-,latency_%s_lo,%g\n%s,-,latency_%s_hi,%g\n", name,
+				where_name[w], wm.preset[i]->ref_latency[w].lo, name, where_name[w],
+				wm.preset[i]->ref_latency[w].hi);
+
+		for (s = 0; s < WM_NSPACES; s++) {
+			const struct wm_space_stats *ss = &st->space[s];
+			struct wm_band cyc = wm_walk_cycles(wm.model[i], s);
+
+#define ROW(metric, fmt, val) \
+	fprintf(f, "%s,%s," metric "," fmt "\n", name, space_name[s], val)
+			ROW("accesses", "%" PRIu64, ss->accesses);
+			ROW("l1_dtlb_misses", "%" PRIu64, ss->l1_dtlb_misses);
+			ROW("walks", "%" PRIu64, ss->l2_tlb_misses);
+			ROW("walks_failed", "%" PRIu64, ss->walks_failed);
+			ROW("stale_refills", "%" PRIu64, ss->stale_refills);
+			ROW("walk_cycles_lo", "%.0f", cyc.lo);
+			ROW("walk_cycles_hi", "%.0f", cyc.hi);
+#undef ROW
+			for (p = 0; p < WM_NPAGES; p++)
+				fprintf(f, "%s,%s,accesses_%s,%" PRIu64 "\n", name, space_name[s],
+					page_name[p], ss->page_accesses[p]);
+			for (w = 0; w < WM_NWHERE; w++)
+				fprintf(f, "%s,%s,data_%s,%" PRIu64 "\n", name, space_name[s],
+					where_name[w], ss->data_at[w]);
+			for (l = WM_PTE; l < WM_NLEVELS; l++) {
+				if (l > WM_PTE)
+					fprintf(f, "%s,%s,psc_hits_%s,%" PRIu64 "\n", name,
+						space_name[s], level_name[l], ss->psc_hits[l]);
+				for (w = 0; w < WM_NWHERE; w++)
+					fprintf(f, "%s,%s,refs_%s_%s,%" PRIu64 "\n", name,
+						space_name[s], level_name[l], where_name[w],
+						ss->refs[l][w]);
+			}
+		}
+	}
+}
+
+static void write_json(FILE *f)
+{
+	int i, s;
+
+	fprintf(f, "{\n  \"levels\": %d,\n  \"marks\": {\"start\": %" PRIu64 ", \"stop\": %" PRIu64
+		"},\n", wm.levels, wm.marks_start, wm.marks_stop);
+	fprintf(f, "  \"instructions\": {\"user\": %" PRIu64 ", \"kernel\": %" PRIu64 "},\n",
+		wm.insns_measured[WM_USER], wm.insns_measured[WM_KERNEL]);
+	fprintf(f, "  \"executed\": {\"cr3_writes\": %" PRIu64 ", \"cr4_writes\": %" PRIu64
+		", \"invlpg\": %" PRIu64 ", \"invpcid\": %" PRIu64 "},\n",
+		wm.insn_seen[INSN_CR3], wm.insn_seen[INSN_CR4], wm.insn_seen[INSN_INVLPG],
+		wm.insn_seen[INSN_INVPCID]);
+	fprintf(f, "  \"io_accesses\": %" PRIu64 ",\n  \"root_reads_failed\": %" PRIu64 ",\n",
+		wm.io_accesses, wm.root_reads_failed);
+	fprintf(f, "  \"presets\": [");
+	for (i = 0; i < wm.nmodels; i++) {
+		const struct wm_preset *p = wm.preset[i];
+
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"cpu\": \"%s\", \"spaces\": {", i ? "," : "",
+			p->name, p->cpu);
+		for (s = 0; s < WM_NSPACES; s++) {
+			const struct wm_space_stats *ss = &wm_stats(wm.model[i])->space[s];
+			struct wm_band cyc = wm_walk_cycles(wm.model[i], s);
+			uint64_t refs = 0;
+			int l, w;
+
+			for (l = WM_PTE; l < WM_NLEVELS; l++)
+				for (w = 0; w < WM_NWHERE; w++)
+					refs += ss->refs[l][w];
+			fprintf(f, "%s\"%s\": {\"accesses\": %" PRIu64 ", \"walks\": %" PRIu64
+				", \"walk_refs\": %" PRIu64 ", \"walk_cycles\": [%.0f, %.0f]}",
+				s ? ", " : "", space_name[s], ss->accesses, ss->l2_tlb_misses, refs,
+				cyc.lo, cyc.hi);
+		}
+		fprintf(f, "}}");
+	}
+	fprintf(f, "\n  ]\n}\n");
+}
+
+/* Write PREFIX.EXT through a temporary name: a result file is whole or absent. */
+static bool write_result(const char *ext, void (*emit)(FILE *))
+{
+	char path[4096], tmp[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.%s", wm.out, ext);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fail("cannot write %s: %s", tmp, strerror(errno));
+		return false;
+	}
+	emit(f);
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		fail("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+static void on_exit_qemu(qemu_plugin_id_t id, void *udata)
+{
+	(void)id;
+	(void)udata;
+	if (wm.measuring || wm.marks_start == 0 || wm.marks_start != wm.marks_stop) {
+		fail("no complete measured part (WALKMARK_START ran %" PRIu64 " times, STOP %"
+		     PRIu64 "): no result written", wm.marks_start, wm.marks_stop);
+		return;
+	}
+	if (write_result("csv", write_csv))
+		write_result("json", write_json);
+}
+
+/* ---- arguments ---- */
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno == 0 && end != s && *end == '\0';
+}
+
+static bool add_model(const struct wm_preset *p)
+{
+	if (wm.nmodels == MAX_MODELS) {
+		fail("at most %d models in one run", MAX_MODELS);
+		return false;
+	}
+	wm.model[wm.nmodels] = wm_model_new(p);
+	if (!wm.model[wm.nmodels]) {
+		fail("out of memory for preset %s", p->name);
+		return false;
+	}
+	wm.preset[wm.nmodels++] = p;
+	return true;
+}
+
+static bool add_preset(const char *name)
+{
+	const struct wm_preset *const *p;
+
+	if (strcmp(name, "all") == 0) {
+		for (p = wm_presets; *p; p++)
+			if (!add_model(*p))
+				return false;
+		return true;
+	}
+	if (!wm_preset_find(name)) {
+		char known[256] = "";
+
+		for (p = wm_presets; *p; p++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+				 p == wm_presets ? "" : ", ", (*p)->name);
+		fail("unknown preset '%s' (known: %s, all)", name, known);
+		return false;
+	}
+	return add_model(wm_preset_find(name));
+}
+
+/* The first preset again with N entries in every paging-structure cache. */
+static bool add_psc_sweep(void)
+{
+	const struct wm_preset *base;
+	unsigned int n;
+	int l;
+
+	base = wm.preset[0];
+	for (n = 0; n <= 64; n = n ? 2 * n : 1) {
+		struct wm_preset *v = &wm.sweep[wm.nmodels];
+
+		*v = *base;
+		snprintf(wm.sweep_name[wm.nmodels], sizeof(wm.sweep_name[0]), "%s-psc%u",
+			 base->name, n);
+		v->name = wm.sweep_name[wm.nmodels];
+		for (l = WM_PDE; l <= WM_PML5E; l++)
+			v->psc_entries[l] = n;
+		if (!add_model(v))
+			return false;
+	}
+	return true;
+}
+
+static bool map_ram(const char *path, uint64_t size)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size < size) {
+		fail("cannot read the guest RAM file %s (%s): run through scripts/run-guest"
+		     " --plugin", path, fd < 0 ? strerror(errno) : "shorter than ramsize");
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fail("cannot map %s: %s", path, strerror(errno));
+		return false;
+	}
+	wm.ram.base = p;
+	wm.ram.size = size;
+	/* QEMU's pc machine puts RAM from 3 GiB on above 4 GiB once it has 3.5 GiB or more. */
+	wm.ram.below_4g = size >= 0xe0000000ull ? 0xc0000000ull : size;
+	return true;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	const char *ram = NULL;
+	uint64_t ramsize = 0, v;
+	bool sweep = false, have_syms[4] = { false };
+	int i;
+
+	if (!info->system_emulation || info->system.smp_vcpus != 1) {
+		fail("models one CPU of a system guest: run with --smp 1");
+		return -1;
+	}
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		const char *key = argv[i], *val = eq ? eq + 1 : "";
+
+		if (!eq) {
+			fail("argument '%s' is not KEY=VALUE", argv[i]);
+			return -1;
+		}
+		*eq = '\0';
+		if (strcmp(key, "preset") == 0) {
+			if (!add_preset(val))
+				return -1;
+		} else if (strcmp(key, "pscsweep") == 0 && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+			sweep = strcmp(val, "on") == 0;
+		} else if (strcmp(key, "out") == 0 && *val) {
+			wm.out = val;
+		} else if (strcmp(key, "ram") == 0 && *val) {
+			ram = val;
+		} else if (strcmp(key, "ramsize") == 0 && parse_u64(val, &ramsize) && ramsize) {
+		} else if (strcmp(key, "levels") == 0 && (!strcmp(val, "4") || !strcmp(val, "5"))) {
+			wm.levels = atoi(val);
+		} else if (strcmp(key, "percpu_offset") == 0 && parse_u64(val, &v)) {
+			wm.percpu_offset_va = v, have_syms[0] = true;
+		} else if (strcmp(key, "tlbstate") == 0 && parse_u64(val, &v)) {
+			wm.tlbstate_off = v, have_syms[1] = true;
+		} else if (strcmp(key, "mm_pgd") == 0 && parse_u64(val, &v)) {
+			wm.mm_pgd_off = v, have_syms[2] = true;
+		} else if (strcmp(key, "page_offset_base") == 0 && parse_u64(val, &v)) {
+			wm.page_offset_base_va = v, have_syms[3] = true;
+		} else {
+			fail("bad argument '%s=%s'", key, val);
+			return -1;
+		}
+	}
+	if (!wm.nmodels && !add_preset("all"))
+		return -1;
+	if (sweep && !add_psc_sweep())
+		return -1;
+	if (!wm.out || !ram || !ramsize || !wm.levels) {
+		fail("needs out=, ram=, ramsize= and levels= (scripts/run-guest --plugin adds"
+		     " the last three)");
+		return -1;
+	}
+	if (!have_syms[0] || !have_syms[1] || !have_syms[2] || !have_syms[3]) {
+		fail("needs percpu_offset=, tlbstate=, mm_pgd= and page_offset_base= of the"
+		     " guest kernel: analysis/walkmodel/kernel-args VMLINUX prints them");
+		return -1;
+	}
+	/* Fail now, not after the run, when the results cannot be written. */
+	if (!write_result("probe", write_json))
+		return -1;
+	{
+		char probe[4200];
+
+		snprintf(probe, sizeof(probe), "%s.probe", wm.out);
+		unlink(probe);
+	}
+	if (!map_ram(ram, ramsize))
+		return -1;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_atexit_cb(id, on_exit_qemu, NULL);
+	return 0;
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Host tests of the walk model (analysis/walkmodel/model.c, presets.c): builds
+# build/walkmodel/test-model and merges its TAP (synthetic page tables; TLBs, PSCs, caches,
+# flushes, presets, cycle bands). Pure user space: nothing is loaded, nothing booted.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
+
+if out=$(make -s -C analysis/walkmodel test-model 2>&1); then
+	ok "walkmodel: test-model builds (-Wall -Wextra -Werror)"
+	tap_merge walkmodel build/walkmodel/test-model
+else
+	not_ok "walkmodel: test-model builds (-Wall -Wextra -Werror)" "$out"
+fi
+tap_done
