@@ -18,8 +18,8 @@ CC := gcc
 WORKLOAD_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps tree kernel kernel-vanilla kernel-debug image tools workloads \
-	run test test-guest test-debug bench check-patches clean
+.PHONY: all deps tree kernel kernel-vanilla kernel-debug kernel-no5level image tools \
+	workloads run test test-guest test-debug bench check-patches clean
 
 all: kernel image tools
 
@@ -37,6 +37,10 @@ kernel-vanilla: tree
 
 kernel-debug: tree
 	$(Q)scripts/build-kernel debug >/dev/null
+
+# The patched kernel with CONFIG_X86_5LEVEL=n: make bench's "compiled out" kernel.
+kernel-no5level: tree
+	$(Q)scripts/build-kernel no5level >/dev/null
 
 image: deps
 	$(Q)scripts/build-initramfs
@@ -74,7 +78,7 @@ check-patches: tree
 	$(Q)scripts/check-patches
 
 # QUICK=1: a short run that only proves the programs work (make test runs it).
-bench: kernel kernel-vanilla image tools
+bench: kernel kernel-vanilla kernel-no5level image tools
 	$(Q)analysis/run $(if $(QUICK),--quick)
 
 # SUBSET=ci: the short named subset (tests/run-debug --ci).

@@ -68,6 +68,28 @@ for mode in 5 4 no5lvl; do
 	is "--paging $mode boots that mode (la57 CPUs, virtual bits, no5lvl)" "$got" "$want"
 done
 
+# --la57-cpu: the compiled-out kernel (CONFIG_X86_5LEVEL=n) runs 4-level paging on an LA57
+# CPU and hides la57, CPUID still says 57 bits; a compiled-in kernel would run 5-level there.
+. scripts/lib.sh
+no5level=$P4D_KERNELS/no5level/arch/x86/boot/bzImage
+if [ -f "$no5level" ]; then
+	got=$($run --paging 4 --la57-cpu --kernel "$no5level" -- sh -c \
+		'grep -c "^flags.* la57" /proc/cpuinfo;
+		grep -m1 "^address sizes" /proc/cpuinfo | grep -o "[0-9]* bits virtual"' | tr '\n' ' ')
+	is "--paging 4 --la57-cpu boots the no5level kernel on 4-level paging" "$got" "0 57 bits virtual "
+else
+	skip "--paging 4 --la57-cpu boots the no5level kernel on 4-level paging" \
+		"no no5level kernel: run 'make kernel-no5level'"
+fi
+$run --paging 4 --la57-cpu -- true 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 125 ] && grep -q 'paging-mismatch' "$tmp/err"; then
+	ok "a 5-level kernel asked for --paging 4 --la57-cpu fails with 125"
+else
+	not_ok "a 5-level kernel asked for --paging 4 --la57-cpu fails with 125" "exit $rc" \
+		"$(cat "$tmp/err")"
+fi
+
 P4DSCOPE_QEMU_CPU=qemu64 $run --paging 5 -- true 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 125 ] && grep -q 'paging-mismatch' "$tmp/err"; then
