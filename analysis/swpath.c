@@ -9,6 +9,9 @@
  * OP (the default batch, operations per timed batch, in brackets):
  *   syscall           getppid(), a control: no paging work at all [2000]
  *   fault4k           first write to a 4K page of anonymous memory, THP off [512]
+ *   fault-file        first read of a page of a file in the page cache, mapped
+ *                     read-only and shared: one read fault each, nothing zeroed
+ *                     (lmbench lat_pagefault's method, fault-around defeated) [512]
  *   faultthp          first write to a 2M-aligned region, a THP each (THP "always") [4]
  *   mmap              mmap() + munmap() of one anonymous page, never touched [200]
  *   mmap-high         the same at hint 1 << 48, touched: on 5-level a P4D table each [200]
@@ -24,7 +27,8 @@
  *   op,rep,ops,op_ns,empty_ns,intr,aux,ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,on
  * intr counts interrupts taken while the batch ran (its setup included): a batch with
  * intr=0 was not disturbed by the timer tick. aux: for faultthp the THPs the batch mapped
- * (AnonHugePages), for munmap-sparse-* the mappings placed above 47 bits, else 0.
+ * (AnonHugePages), for munmap-sparse-* the mappings placed above 47 bits, for fault-file
+ * the minor faults taken in the timed part (getrusage: one per page), else 0.
  * ev_*: events counted by the tpcount programs pinned at COUNTERS, read around the
  * timed part only (0 without -c). The cost per operation is (op_ns - empty_ns) / ops.
  * With -t, CONSUMER (consumer.h: tracefs:INSTANCE, tp_btf:DIR, raw_tp:DIR or tp:DIR) is
@@ -41,6 +45,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,6 +58,11 @@
 #define HUGE_SIZE	(2UL << 20)
 #define SPARSE_LEN	(64UL << 30)	/* 64 GiB: 64 PMD tables' worth, within one PUD table */
 #define SPARSE_PAGES	64		/* touched, one per GiB: a PTE and a PMD table each */
+/*
+ * fault-file's data pages are this many file pages apart: the default fault-around window
+ * (fault_around_bytes, 64 KiB). See op_fault_file.
+ */
+#define FILE_STRIDE	(16 * P4D_PAGE_SIZE)
 
 struct sample {
 	long long op_ns, empty_ns;
@@ -174,6 +184,99 @@ static long anon_huge_pages(void)
 			break;
 	fclose(f);
 	return kb < 0 ? -1 : kb / (long)(HUGE_SIZE >> 10);
+}
+
+/*
+ * fault-file: lmbench lat_pagefault's method. A file whose pages are all in the page cache
+ * (here tmpfs, where the page cache is the file) is mapped PROT_READ, MAP_SHARED, and a
+ * first read of each page takes one read fault that finds the page and maps it: no page
+ * is allocated or cleared, no copy-on-write can happen (unlike a MAP_PRIVATE write).
+ *
+ * Fault-around: on a read fault of a file mapping, do_read_fault() first maps every page
+ * of the file that is already in the page cache within the aligned fault_around_bytes
+ * window (default 64 KiB, 16 pages) of virtual addresses around the fault (->map_pages,
+ * filemap_map_pages, tmpfs included). lat_pagefault's dense file therefore takes one
+ * fault per 16 pages. The knob is global and root's, madvise() cannot turn it off, so the
+ * file is laid out sparsely instead: data page i is file page 16 i and the pages between
+ * are holes, never in the page cache. Any 16 consecutive pages of the mapping, aligned or
+ * not, hold exactly one data page, so fault-around finds nothing more to map and each
+ * touch is exactly one fault, served by the fault-around path (aux counts them). What is
+ * left besides the faults: one PTE table per 32 data pages (2 MiB of mapping), allocated
+ * and cleared inside the timed part, as lat_pagefault's loop allocates its own.
+ *
+ * The file is made once per process, its data pages written with pwrite() (so in the
+ * page cache), and unlinked; every batch maps it, reads one byte of each data page in
+ * ascending order (timed), reads them again (the empty loop: the same loads, no fault),
+ * checks the bytes and unmaps it.
+ */
+static int file_fd = -1;
+static long file_pages;
+static unsigned long file_sum;
+
+static unsigned char file_byte(long page)
+{
+	return (unsigned char)(page % 251 + 1);	/* never 0: a hole read by mistake shows */
+}
+
+static void file_create(long n)
+{
+	char path[] = "/tmp/p4dbench-fault-file.XXXXXX", page[P4D_PAGE_SIZE];
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		die("fault-file: cannot create %s: %s", path, strerror(errno));
+	unlink(path);
+	if (ftruncate(fd, n * FILE_STRIDE))
+		die("fault-file: cannot size a file of %lu bytes: %s", n * FILE_STRIDE,
+		    strerror(errno));
+	for (long i = 0; i < n; i++) {
+		memset(page, file_byte(i), sizeof(page));
+		if (pwrite(fd, page, sizeof(page), i * FILE_STRIDE) != (ssize_t)sizeof(page))
+			die("fault-file: cannot write page %ld of the file: %s", i,
+			    strerror(errno));
+		file_sum += file_byte(i);
+	}
+	file_fd = fd;
+	file_pages = n;
+}
+
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		die("getrusage: %s", strerror(errno));
+	return ru.ru_minflt;
+}
+
+static void op_fault_file(long n, struct sample *s)
+{
+	size_t len = n * FILE_STRIDE;
+	const volatile unsigned char *m;
+	unsigned long sum = 0;
+	struct span sp;
+	long faults;
+
+	if (file_fd < 0)
+		file_create(n);
+	if (n != file_pages)
+		die("fault-file: batch %ld, but the file has %ld pages", n, file_pages);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, file_fd, 0);
+	if (m == MAP_FAILED)
+		die("fault-file: mmap of %zu bytes: %s", len, strerror(errno));
+	faults = minor_faults();
+	op_begin(&sp);
+	for (long i = 0; i < n; i++)
+		sum += m[i * FILE_STRIDE];
+	op_end(&sp, s);
+	s->aux = minor_faults() - faults;
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		sum += m[i * FILE_STRIDE];
+	empty_end(&sp, s);
+	if (sum != 2 * file_sum)
+		die("fault-file: the bytes read are not the bytes written");
+	munmap((void *)m, len);
 }
 
 static void op_faultthp(long n, struct sample *s)
@@ -318,6 +421,7 @@ static const struct op {
 } ops[] = {
 	{ "syscall", op_syscall, 2000 },
 	{ "fault4k", op_fault4k, 512 },
+	{ "fault-file", op_fault_file, 512 },
 	{ "faultthp", op_faultthp, 4 },
 	{ "mmap", op_mmap, 200 },
 	{ "mmap-high", op_mmap_high, 200 },

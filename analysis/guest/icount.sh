@@ -71,13 +71,13 @@ swpath() {
 }
 
 # Events off: every operation, one per sample (fault4k: 512 faults, a PTE table's worth;
-# syscall: 1000 calls), then long batches, whose average includes the deferred work
+# fault-file: 512 read faults on a page-cache file; syscall: 1000 calls), then long batches, whose average includes the deferred work
 # (RCU callbacks, ticks) of the operations. "OP BATCH REPS-full REPS-quick".
 # Each boot starts from its own state (allocators, layout): many boots, fewer samples.
 part swpath &&
-for spec in "syscall 1000 20 5" "fault4k 512 20 5" "faultthp 1 20 5" "mmap 1 200 40" \
-	"mmap-high 1 200 40" "fork 1 150 20" "exec 1 150 20" "munmap-sparse-low 1 20 5" \
-	"munmap-sparse-high 1 20 5"; do
+for spec in "syscall 1000 20 5" "fault4k 512 20 5" "fault-file 512 20 5" "faultthp 1 20 5" \
+	"mmap 1 200 40" "mmap-high 1 200 40" "fork 1 150 20" "exec 1 150 20" \
+	"munmap-sparse-low 1 20 5" "munmap-sparse-high 1 20 5"; do
 	set -- $spec
 	swpath off single "$1" "$2" "$(r "$3" "$4")"
 done

@@ -61,7 +61,7 @@ check "ptmem.csv parses" parses "$out/ptmem.csv" \
 check "calib.csv parses" parses "$out/calib.csv" "kernel,paging,round,instructions,ns" 3 4 5
 
 # Every booted kernel and paging mode measured every operation with the events off.
-ops="syscall fault4k faultthp mmap mmap-high fork exec munmap-sparse-low munmap-sparse-high"
+ops="syscall fault4k fault-file faultthp mmap mmap-high fork exec munmap-sparse-low munmap-sparse-high"
 missing=$(for cell in $(awk -F, 'NR > 1 { print $1 ":" $2 }' "$out/swpath.csv" | sort -u); do
 	for op in $ops; do
 		grep -q "^${cell%%:*},${cell#*:},[0-9]*,off,single,$op," "$out/swpath.csv" ||
