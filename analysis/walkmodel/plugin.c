@@ -5,13 +5,14 @@
  *
  *   qemu-system-x86_64 ... -plugin walkmodel.so,preset=zen4,out=PREFIX,ram=FILE,...
  *
- * Arguments (scripts/run-guest --plugin adds ram=, ramsize= and levels=; the kernel's
+ * Arguments (scripts/run-guest --plugin adds ram=, ramsize=, lowmem= and levels=; the kernel's
  * symbols come from analysis/walkmodel/kernel-args):
  *   preset=NAME      a preset of presets.c, or "all"; repeatable
  *   pscsweep=on      also run the first preset with N entries in every paging-structure
  *                    cache, N = 0, 1, 2, 4, ... 64 (models "NAME-pscN")
  *   out=PREFIX       results go to PREFIX.json and PREFIX.csv
- *   ram=FILE         the guest's RAM (memory-backend-file, share=on), ramsize=BYTES
+ *   ram=FILE         the guest's RAM (memory-backend-file, share=on), ramsize=BYTES,
+ *                    lowmem=BYTES: how much of it sits below 4 GiB (the rest is above)
  *   levels=4|5       the paging mode the guest was booted in
  *   percpu_offset=VA, tlbstate=OFF, mm_pgd=OFF, page_offset_base=VA
  *                    where the kernel keeps the running mm and its page-table root
@@ -560,7 +561,7 @@ static bool add_psc_sweep(void)
 	return true;
 }
 
-static bool map_ram(const char *path, uint64_t size)
+static bool map_ram(const char *path, uint64_t size, uint64_t lowmem)
 {
 	struct stat st;
 	void *p;
@@ -581,8 +582,7 @@ static bool map_ram(const char *path, uint64_t size)
 	}
 	wm.ram.base = p;
 	wm.ram.size = size;
-	/* QEMU's pc machine puts RAM from 3 GiB on above 4 GiB once it has 3.5 GiB or more. */
-	wm.ram.below_4g = size >= 0xe0000000ull ? 0xc0000000ull : size;
+	wm.ram.below_4g = lowmem;
 	return true;
 }
 
@@ -590,7 +590,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 					   int argc, char **argv)
 {
 	const char *ram = NULL;
-	uint64_t ramsize = 0, v;
+	uint64_t ramsize = 0, lowmem = 0, v;
 	bool sweep = false, have_syms[4] = { false };
 	int i;
 
@@ -617,6 +617,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		} else if (strcmp(key, "ram") == 0 && *val) {
 			ram = val;
 		} else if (strcmp(key, "ramsize") == 0 && parse_u64(val, &ramsize) && ramsize) {
+		} else if (strcmp(key, "lowmem") == 0 && parse_u64(val, &lowmem) && lowmem) {
 		} else if (strcmp(key, "levels") == 0 && (!strcmp(val, "4") || !strcmp(val, "5"))) {
 			wm.levels = atoi(val);
 		} else if (strcmp(key, "percpu_offset") == 0 && parse_u64(val, &v)) {
@@ -636,9 +637,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	if (sweep && !add_psc_sweep())
 		return -1;
-	if (!wm.out || !ram || !ramsize || !wm.levels) {
-		fail("needs out=, ram=, ramsize= and levels= (scripts/run-guest --plugin adds"
-		     " the last three)");
+	if (!wm.out || !ram || !ramsize || !lowmem || lowmem > ramsize || !wm.levels) {
+		fail("needs out=, ram=, ramsize=, lowmem= (at most ramsize) and levels="
+		     " (scripts/run-guest --plugin adds all but out=)");
 		return -1;
 	}
 	if (!have_syms[0] || !have_syms[1] || !have_syms[2] || !have_syms[3]) {
@@ -655,7 +656,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		snprintf(probe, sizeof(probe), "%s.probe", wm.out);
 		unlink(probe);
 	}
-	if (!map_ram(ram, ramsize))
+	if (!map_ram(ram, ramsize, lowmem))
 		return -1;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_exit_qemu, NULL);
