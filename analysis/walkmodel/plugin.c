@@ -230,7 +230,11 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, v
 		wm.io_accesses += wm.measuring;
 		return;
 	}
+	/* QEMU 7.2 gives the offset in the RAM block, which for RAM above 4 GiB is not the
+	 * guest-physical address the page tables hold. */
 	pa = qemu_plugin_hwaddr_phys_addr(hw);
+	if (pa >= wm.ram.below_4g)
+		pa += (4ull << 30) - wm.ram.below_4g;
 	if (!wm.phys_base_known && va >= KERNEL_IMAGE_BASE && va < KERNEL_IMAGE_END) {
 		/* any access to the kernel image tells where the image sits physically */
 		wm.phys_base = pa - (va - KERNEL_IMAGE_BASE);
