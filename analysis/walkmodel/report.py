@@ -351,6 +351,13 @@ def main():
         model = band(row[0], row[1], 3) + "%" if row else "n/a (no such workload here)"
         w(f"| {bench} | {pct:+.2f}% | {wl or '—'} | {model} |")
     w("")
+    w("All five published figures are slowdowns (a latency up, throughputs down). A"
+      " model figure of the same size explains a published one as page-walk cost; one far"
+      " smaller says the published slowdown comes from elsewhere: the kernel's software"
+      " paths (the instruction counts of results.md, compiled-out kernel included), page"
+      " sizes (AMD's runs presumably had THP; these run 4K pages), or working sets and"
+      " address-space layouts this model was not given. Redis and memcached, dominated by"
+      " the network stack, have no workload here.\n")
 
     # ---- cost of the model ----
     plain_secs = None
