@@ -16,6 +16,8 @@ if [ ! -f "$P4D_KERNELS/patched/arch/x86/boot/bzImage" ]; then
 	tap_done
 fi
 
+# From a clean slate: records of earlier quick runs (a wall-time part, say) would count.
+rm -rf "$out" "$logs"
 analysis/run --quick >"$tmp/run" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then
