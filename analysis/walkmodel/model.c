@@ -474,6 +474,32 @@ static int walk(struct wm_model *m, struct wm_space_stats *st, uint64_t va, wm_w
 	return size;
 }
 
+enum lookup { LOOKUP_MISS, LOOKUP_HIT, LOOKUP_STALE };
+
+/*
+ * Look va up in one TLB level (an array per page size). A hit whose page no longer holds
+ * pa is stale: counted, dropped, and reported as such, so that the caller walks at once.
+ */
+static enum lookup tlb_level_lookup(struct wm_model *m, struct tlb *level, uint64_t va,
+				    uint64_t pa, struct wm_space_stats *st, struct tlb **t,
+				    ptrdiff_t *i)
+{
+	for (int s = 0; s < WM_NPAGES; s++) {
+		*t = &level[s];
+		if (!(*t)->sets)
+			continue;
+		*i = tlb_find(m, *t, va >> page_shift[s]);
+		if (*i < 0)
+			continue;
+		if (holds(&(*t)->e[*i], pa))
+			return LOOKUP_HIT;
+		st->stale_refills++;
+		tlb_drop(*t, (size_t)*i);
+		return LOOKUP_STALE;
+	}
+	return LOOKUP_MISS;
+}
+
 /*
  * One data access. The translation is looked up in the L1 DTLB (every page size it holds),
  * then the L2 TLB (a hit refills the L1), then walked. A TLB hit whose page no longer
@@ -511,45 +537,25 @@ void wm_access(struct wm_model *m, uint64_t va, uint64_t pa, unsigned int size,
 		m->last_t = NULL;
 	}
 
-	for (int s = 0; s < WM_NPAGES; s++) {
-		t = &m->l1[s];
-		if (!t->sets)
-			continue;
-		i = tlb_find(m, t, va >> page_shift[s]);
-		if (i < 0)
-			continue;
-		e = &t->e[i];
-		if (holds(e, pa)) {
-			m->last_t = t;
-			m->last_i = (size_t)i;
-			psize = e->size;
-			goto data;
-		}
+	switch (tlb_level_lookup(m, m->l1, va, pa, st, &t, &i)) {
+	case LOOKUP_HIT:
+		m->last_t = t;
+		m->last_i = (size_t)i;
+		psize = t->e[i].size;
+		goto data;
+	case LOOKUP_STALE:
 		st->l1_dtlb_misses++;
-		st->stale_refills++;
-		tlb_drop(t, (size_t)i);
-		goto walk;
-	}
-	st->l1_dtlb_misses++;
-
-	for (int s = 0; s < WM_NPAGES; s++) {
-		t = &m->l2[s];
-		if (!t->sets)
-			continue;
-		i = tlb_find(m, t, va >> page_shift[s]);
-		if (i < 0)
-			continue;
-		e = &t->e[i];
-		if (holds(e, pa)) {
+		break;
+	case LOOKUP_MISS:
+		st->l1_dtlb_misses++;
+		if (tlb_level_lookup(m, m->l2, va, pa, st, &t, &i) == LOOKUP_HIT) {
+			e = &t->e[i];
 			psize = e->size;
 			l1_fill(m, va, e->base, e->global, e->size);
 			goto data;
 		}
-		st->stale_refills++;
-		tlb_drop(t, (size_t)i);
 		break;
 	}
-walk:
 	st->l2_tlb_misses++;
 	psize = walk(m, st, va, walker, ctx);
 	if (psize < 0) {

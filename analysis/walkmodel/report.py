@@ -34,15 +34,6 @@ AMD_ZEN4 = [
     ("memcached", None, -0.87),
     ("lmbench lat_pagefault", "pagefault", +5.56),
 ]
-WORKLOAD_TEXT = {
-    "gups-1g": "GUPS, random 8-byte updates over 1 GiB",
-    "gups-8g": "GUPS, random 8-byte updates over 8 GiB",
-    "chase-4k": "pointer chase, one line in each of 65536 4K pages",
-    "chase-high16": "the same chase over 16 regions of 256 TiB above 47 bits",
-    "pagefault": "lat_pagefault-shaped: page-cache file, one read fault per page",
-    "bsearch": "XSBench-shaped binary searches over a 1 GiB sorted table",
-    "forkexec": "fork + exec of a static no-op + wait",
-}
 
 
 def read_runs(logs):
