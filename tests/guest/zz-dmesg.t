@@ -23,7 +23,7 @@ report() {
 # One report is known and not ours: Debian's 6.1.192 backports "mm/hugetlb: unshare page
 # tables during VMA split, not before" with hugetlb_split() called in __vma_adjust()
 # before the i_mmap lock is taken, so lockdep's i_mmap_assert_write_locked() warns at
-# every split of a hugetlb VMA (a partial munmap is enough; README, Validation suite).
+# every split of a hugetlb VMA (a partial munmap is enough; docs/validation.md).
 # Exactly those reports, whole (cut here .. end trace), leave the log before the checks:
 # the assertion, reached from __vma_adjust() through hugetlb_split() only: for a shared
 # VMA spanning a whole PUD, hugetlb_split() tail-calls hugetlb_unshare_pmds(), whose
