@@ -93,7 +93,7 @@ void counters_read(int fd, struct tpcount_counts *c)
 
 void counters_sub(struct tpcount_counts *after, const struct tpcount_counts *before)
 {
-	for (int i = 0; i < TPC_NR_EVENTS; i++)
+	for (int i = 0; i < TPC_NR_COUNTERS; i++)
 		after->hits[i] -= before->hits[i];
 }
 

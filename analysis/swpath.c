@@ -15,6 +15,12 @@
  *   faultthp          first write to a 2M-aligned region, a THP each (THP "always") [4]
  *   mmap              mmap() + munmap() of one anonymous page, never touched [200]
  *   mmap-high         the same at hint 1 << 48, touched: on 5-level a P4D table each [200]
+ *   mmap-newpud       the same at hint 1 << 46, touched: an empty 512 GiB region on either
+ *                     paging depth, so a new PUD, PMD and PTE table each and no P4D table:
+ *                     mmap-high's new chain of tables without the fifth level [200]
+ *   clear4k           rep stosq over one 4K page, as the kernel's clear_page_rep (the
+ *                     variant an x86 CPU with REP_GOOD uses): what --icount charges for
+ *                     clearing a page, to take page clearing out of the fault rows [512]
  *   fork              fork() + _exit(0) in the child + waitpid() [4]
  *   exec              vfork() + execve(NOOP) + exit + waitpid() [4]
  *   munmap-sparse-low  munmap() of a 64G mapping with 64 touched pages 1G apart [8]
@@ -24,13 +30,18 @@
  * loop of the same shape: a loop without the operation, for faults the same stores to
  * the pages now present, for munmap two clock readings with nothing between them. One
  * CSV row per batch (after WARMUP unprinted ones), -H prints the header first:
- *   op,rep,ops,op_ns,empty_ns,intr,aux,ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,on
+ *   op,rep,ops,op_ns,empty_ns,intr,aux,ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,
+ *   alloc_p4d,alloc_pud,alloc_pmd,alloc_pte,free_p4d,free_pud,free_pmd,free_pte,
+ *   page_clear,on
  * intr counts interrupts taken while the batch ran (its setup included): a batch with
  * intr=0 was not disturbed by the timer tick. aux: for faultthp the THPs the batch mapped
  * (AnonHugePages), for munmap-sparse-* the mappings placed above 47 bits, for fault-file
- * the minor faults taken in the timed part (getrusage: one per page), else 0.
+ * the minor faults taken in the timed part (getrusage: one per page), for mmap-newpud the
+ * mappings placed at the hint, for clear4k the pages that read back zero, else 0.
  * ev_*: events counted by the tpcount programs pinned at COUNTERS, read around the
- * timed part only (0 without -c). The cost per operation is (op_ns - empty_ns) / ops.
+ * timed part only (0 without -c); alloc_*, free_* and page_clear: page-table pages
+ * allocated and freed per level and 4K pages cleared, counted the same way when the
+ * counters are tpcount's "tables" kind (0 otherwise). The cost per operation is (op_ns - empty_ns) / ops.
  * With -t, CONSUMER (consumer.h: tracefs:INSTANCE, tp_btf:DIR, raw_tp:DIR or tp:DIR) is
  * attached for the odd batches and detached for the even ones, so that the batches with
  * and without it interleave; on says which (always 0 without -t).
@@ -93,7 +104,7 @@ static void op_end(struct span *sp, struct sample *s)
 	counters_read(counters_fd, &c);
 	s->op_ns += t - sp->t;
 	counters_sub(&c, &sp->c);
-	for (int i = 0; i < TPC_NR_EVENTS; i++)
+	for (int i = 0; i < TPC_NR_COUNTERS; i++)
 		s->ev.hits[i] += c.hits[i];
 }
 
@@ -335,6 +346,70 @@ static void op_mmap_high(long n, struct sample *s)
 	time_empty_loop(n, s);
 }
 
+/*
+ * An empty 512 GiB region below 47 bits: one PGD entry's span on 4-level paging, one P4D
+ * entry's on 5-level. Nothing of a process lives there (the executable is at the bottom,
+ * the heap right above it, the mmap area and the stack under 1 << 47), so a mapping there
+ * needs a new PUD table, whose address range munmap() then frees whole.
+ */
+#define NEWPUD_HINT	(1UL << 46)
+
+static void op_mmap_newpud(long n, struct sample *s)
+{
+	struct span sp;
+
+	op_begin(&sp);
+	for (long i = 0; i < n; i++) {
+		volatile char *p = mmap((void *)NEWPUD_HINT, P4D_PAGE_SIZE,
+					PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+					-1, 0);
+
+		if (p == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		s->aux += (unsigned long)p == NEWPUD_HINT;
+		p[0] = 1;
+		if (munmap((void *)p, P4D_PAGE_SIZE))
+			die("munmap: %s", strerror(errno));
+	}
+	op_end(&sp, s);
+	time_empty_loop(n, s);
+}
+
+/*
+ * The instruction sequence of clear_page_rep (arch/x86/lib/clear_page_64.S) in user space.
+ * TCG executes each iteration of a rep-prefixed instruction as one instruction, so under
+ * --icount this is what one cleared page costs there. aux: the pages that read back zero.
+ */
+static void op_clear4k(long n, struct sample *s)
+{
+	size_t len = n * P4D_PAGE_SIZE;
+	char *buf = map_anon(NULL, len, 0);
+	struct span sp;
+
+	memset(buf, 0xa5, len);		/* every page present before the timed part */
+	op_begin(&sp);
+	for (long i = 0; i < n; i++) {
+		void *dst = buf + i * P4D_PAGE_SIZE;
+		unsigned long words = P4D_PAGE_SIZE / 8;
+
+		__asm__ __volatile__("rep stosq"
+				     : "+D"(dst), "+c"(words)
+				     : "a"(0UL)
+				     : "memory");
+	}
+	op_end(&sp, s);
+	time_empty_loop(n, s);
+	for (long i = 0; i < n; i++) {
+		const unsigned long *w = (const unsigned long *)(buf + i * P4D_PAGE_SIZE);
+		unsigned long any = 0;
+
+		for (size_t k = 0; k < P4D_PAGE_SIZE / 8; k++)
+			any |= w[k];
+		s->aux += !any;
+	}
+	munmap(buf, len);
+}
+
 static void reap(pid_t pid)
 {
 	int status;
@@ -425,6 +500,8 @@ static const struct op {
 	{ "faultthp", op_faultthp, 4 },
 	{ "mmap", op_mmap, 200 },
 	{ "mmap-high", op_mmap_high, 200 },
+	{ "mmap-newpud", op_mmap_newpud, 200 },
+	{ "clear4k", op_clear4k, 512 },
 	{ "fork", op_fork, 4 },
 	{ "exec", op_exec, 4 },
 	{ "munmap-sparse-low", op_munmap_sparse_low, 8 },
@@ -477,7 +554,9 @@ int main(int argc, char **argv)
 
 	if (header)
 		printf("op,rep,ops,op_ns,empty_ns,intr,aux,"
-		       "ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,on\n");
+		       "ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,"
+		       "alloc_p4d,alloc_pud,alloc_pmd,alloc_pte,"
+		       "free_p4d,free_pud,free_pmd,free_pte,page_clear,on\n");
 	for (long rep = -warmup; rep < reps; rep++) {
 		struct sample s = { 0 };
 		int on = consumer && (rep & 1);
@@ -498,9 +577,11 @@ int main(int argc, char **argv)
 		intr = interrupts_total() - intr;
 		if (rep < 0)
 			continue;
-		printf("%s,%ld,%ld,%lld,%lld,%llu,%ld,%llu,%llu,%llu,%llu,%d\n", op->name, rep,
-		       batch, s.op_ns, s.empty_ns, intr, s.aux, s.ev.hits[TPC_P4D_ALLOC],
-		       s.ev.hits[TPC_P4D_FREE], s.ev.hits[TPC_PGD_SYNC], s.ev.hits[TPC_GUA], on);
+		printf("%s,%ld,%ld,%lld,%lld,%llu,%ld", op->name, rep, batch, s.op_ns,
+		       s.empty_ns, intr, s.aux);
+		for (int i = 0; i < TPC_NR_COUNTERS; i++)
+			printf(",%llu", s.ev.hits[i]);
+		printf(",%d\n", on);
 		fflush(stdout);
 	}
 	if (consumer)

@@ -3,10 +3,14 @@
  * tpcount: attach counting programs to p4dscope's four trace events and pin them, so they
  * stay attached after this program exits and benchmarks read the counters as they go.
  *
- *   tpcount [-v] attach tp_btf|raw_tp|tp [DIR]   load, attach, pin the links
+ *   tpcount [-v] attach tp_btf|raw_tp|tp|tables [DIR]   load, attach, pin the links
  *   tpcount [-v] load tp_btf|raw_tp|tp [DIR]     load and pin the programs, unattached:
  *                            swpath -t attaches and detaches them sample by sample
- *   tpcount show [DIR]       print "p4d_alloc=N p4d_free=N kernel_pgd_sync=N x86_get_unmapped_area=N"
+ *   tpcount show [DIR]       print every counter as NAME=N (tpcount.h: TPCOUNT_NAMES)
+ *
+ * "tables" counts page-table pages per level and cleared pages (tpcount.bpf.c); a
+ * function the kernel does not have (__p4d_alloc when the P4D level is folded at build
+ * time) is left out with a note on stderr, and its counter stays 0.
  *   tpcount detach [DIR]     unpin everything: the programs detach and go away
  *
  * DIR defaults to /sys/fs/bpf/p4dbench; the counters map is pinned as DIR/counts, a link
@@ -24,29 +28,53 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "tpcount.h"
 #include "tpcount.skel.h"
 
-static const struct {
-	const char *system, *name;
-} events[TPC_NR_EVENTS] = TPCOUNT_EVENTS;
+static const char *const counter_names[TPC_NR_COUNTERS] = TPCOUNT_NAMES;
 
-/* Section prefix of each kind of program tpcount.bpf.c defines. */
+/*
+ * Section prefix of the event-counting programs of each kind; the "tables" programs are
+ * those named pt_* (tpcount.bpf.c), whatever their section.
+ */
 static const struct {
 	const char *kind, *section;
 } kinds[] = {
 	{ "tp_btf", "tp_btf/" },
 	{ "raw_tp", "raw_tp/" },
 	{ "tp", "tracepoint/" },
+	{ "tables", NULL },
 };
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static bool of_kind(const struct bpf_program *prog, const char *section)
+{
+	bool tables = has_prefix(bpf_program__name(prog), "pt_");
+
+	return section ? !tables && has_prefix(bpf_program__section_name(prog), section)
+		       : tables;
+}
+
+/* Does the running kernel have the function an fentry program is for? */
+static bool kernel_has_func(const struct btf *vmlinux, const char *section)
+{
+	const char *func = strchr(section, '/') + 1;
+
+	return vmlinux && btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
+}
 
 static int verbose;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tpcount [-v] attach|load tp_btf|raw_tp|tp [DIR]\n"
+	fprintf(stderr, "usage: tpcount [-v] attach|load tp_btf|raw_tp|tp|tables [DIR]\n"
 			"       tpcount show [DIR]\n"
 			"       tpcount detach [DIR]\n");
 	exit(2);
@@ -85,15 +113,19 @@ static int unpin_all(const char *dir)
 static int setup(const char *kind, const char *dir, bool attach)
 {
 	const char *section = NULL;
+	bool known = false;
+	struct btf *vmlinux = NULL;
 	struct tpcount_bpf *skel;
 	struct bpf_program *prog;
 	char path[512];
 	int err, attached = 0;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kind, kinds[i].kind))
+		if (!strcmp(kind, kinds[i].kind)) {
 			section = kinds[i].section;
-	if (!section)
+			known = true;
+		}
+	if (!known)
 		usage();
 
 	skel = tpcount_bpf__open();
@@ -101,9 +133,22 @@ static int setup(const char *kind, const char *dir, bool attach)
 		fprintf(stderr, "tpcount: cannot open the BPF object: %s\n", strerror(errno));
 		return 1;
 	}
-	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, !strncmp(bpf_program__section_name(prog), section,
-							 strlen(section)));
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+		bool mine = of_kind(prog, section);
+
+		if (mine && has_prefix(sec, "fentry/")) {
+			if (!vmlinux)
+				vmlinux = btf__load_vmlinux_btf();
+			if (!kernel_has_func(vmlinux, sec)) {
+				fprintf(stderr, "tpcount: this kernel has no %s (a level folded at"
+					" build time?): its counter stays 0\n", strchr(sec, '/') + 1);
+				mine = false;
+			}
+		}
+		bpf_program__set_autoload(prog, mine);
+	}
+	btf__free(vmlinux);
 	err = tpcount_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "tpcount: cannot load the %s programs (%s): is this the patched"
@@ -173,8 +218,8 @@ static int show(const char *dir)
 			strerror(errno));
 		return 1;
 	}
-	for (int i = 0; i < TPC_NR_EVENTS; i++)
-		printf("%s%s=%llu", i ? " " : "", events[i].name, c.hits[i]);
+	for (int i = 0; i < TPC_NR_COUNTERS; i++)
+		printf("%s%s=%llu", i ? " " : "", counter_names[i], c.hits[i]);
 	printf("\n");
 	close(fd);
 	return 0;

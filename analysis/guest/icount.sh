@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # One --icount boot of the benchmark matrix (analysis/run starts it with run-guest):
-# software paths with the trace events off, then with each consumer of the events
-# attached for every other sample (patched kernel only), then page-table memory for 1 to
-# 1000 processes.
+# software paths with the trace events off; the page-table pages and cleared pages of
+# each operation (untimed); each consumer of the events attached for every other sample
+# (patched kernel only); page-table memory for 1 to 1000 processes.
 #
 #   icount.sh [--quick] [PART...]
 #
-# PART: swpath (events off), consumers (events consumed), ptmem (memory); all by default.
+# PART: swpath (events off), tables (page-table and cleared pages per operation),
+# consumers (events consumed), ptmem (memory); all by default.
 #
 # Prints CSV records, the record type first (analysis/stats.py reads them):
 #   meta,KEY,VALUE
 #   calib,LOOP_INSTRUCTIONS,LOOP_NS
 #   swpath,CONSUMER,KIND,<swpath row>      KIND single (one op per sample) or long;
 #                                          CONSUMER off, a consumer (its row's "on" says
-#                                          whether it was attached), or off:p4dstat
+#                                          whether it was attached), off:p4dstat, or
+#                                          tables (counters only: its timings mean nothing)
 #   consumer,CONSUMER,NOTE
 #   ptmem,<ptmem row>
 # Everything timed runs from copies in the guest's /tmp (tmpfs), never over 9p, with its
@@ -27,7 +29,7 @@ if [ "${1:-}" = --quick ]; then
 	quick=1
 	shift
 fi
-parts=" ${*:-swpath consumers ptmem} "
+parts=" ${*:-swpath tables consumers ptmem} "
 part() { [[ $parts == *" $1 "* ]]; }
 
 tfs=/sys/kernel/tracing
@@ -71,13 +73,16 @@ swpath() {
 }
 
 # Events off: every operation, one per sample (fault4k: 512 faults, a PTE table's worth;
-# fault-file: 512 read faults on a page-cache file; syscall: 1000 calls), then long batches, whose average includes the deferred work
-# (RCU callbacks, ticks) of the operations. "OP BATCH REPS-full REPS-quick".
+# fault-file: 512 read faults on a page-cache file; syscall: 1000 calls; clear4k: 512
+# pages cleared), then long batches, whose average includes the deferred work (RCU
+# callbacks, ticks) of the operations. "OP BATCH REPS-full REPS-quick".
 # Each boot starts from its own state (allocators, layout): many boots, fewer samples.
+specs=("syscall 1000 20 5" "fault4k 512 20 5" "fault-file 512 20 5" "faultthp 1 20 5"
+	"mmap 1 200 40" "mmap-high 1 200 40" "mmap-newpud 1 200 40" "fork 1 150 20"
+	"exec 1 150 20" "munmap-sparse-low 1 20 5" "munmap-sparse-high 1 20 5"
+	"clear4k 512 20 5")
 part swpath &&
-for spec in "syscall 1000 20 5" "fault4k 512 20 5" "fault-file 512 20 5" "faultthp 1 20 5" \
-	"mmap 1 200 40" "mmap-high 1 200 40" "fork 1 150 20" "exec 1 150 20" \
-	"munmap-sparse-low 1 20 5" "munmap-sparse-high 1 20 5"; do
+for spec in "${specs[@]}"; do
 	set -- $spec
 	swpath off single "$1" "$2" "$(r "$3" "$4")"
 done
@@ -87,14 +92,27 @@ for spec in "mmap 1000 200" "mmap-high 1000 200" "fork 100 20" "exec 100 20"; do
 	swpath off long "$1" "$(r "$2" "$3")" "$(r 5 2)"
 done
 
+# Page-table pages allocated and freed per level and pages cleared, per operation: the
+# same operations and batches with tpcount's "tables" programs attached (fentry and a
+# tracepoint: they cost instructions, so this pass is never timed). Three samples each:
+# the counts are the same every time.
+if part tables; then
+	"$bin/tpcount" attach tables >/dev/null
+	for spec in "${specs[@]}"; do
+		set -- $spec
+		swpath tables single "$1" "$2" 3 -c $counters
+	done
+	"$bin/tpcount" detach
+fi
+
 if ! part consumers; then
 	:
 elif [ ! -d $tfs/events/pgtable ]; then
 	echo "consumer,none,kernel without the pgtable events: no consumer runs"
 else
 	# The operations that fire the events, and getppid() as a control that fires none.
-	specs=("syscall 1000 20 4" "mmap 1 400 40" "mmap-high 1 400 40" "fork 1 200 20"
-		"exec 1 200 20")
+	specs=("syscall 1000 20 4" "mmap 1 200 40" "mmap-high 1 200 40" "fork 1 100 20"
+		"exec 1 100 20")
 
 	# Each consumer is attached for every other sample and detached for the rest (swpath
 	# -t), so that samples with and without it interleave and a slow drift of the

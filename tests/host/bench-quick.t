@@ -31,8 +31,13 @@ for f in results.md swpath.csv ptmem.csv tpcost.csv calib.csv boots.csv \
 	walkmodel/walkmodel.md walkmodel/walkmodel.csv; do
 	check "$out/$f written" test -s "$out/$f"
 done
-check "results.md has the key table" grep -q '^## Key table' "$out/results.md"
+for section in '## Key table' "## Against AMD's lat_pagefault" '## Where the extra of an mmap' \
+	'## Page clearing' '## Tracepoint cost'; do
+	check "results.md has the section '$section'" grep -q "^$section" "$out/results.md"
+done
 check "the SVG plots are SVG" bash -c "grep -l '<svg' $out/*.svg | wc -l | grep -qx 3"
+check "results.md names each kernel's config hash" \
+	bash -c "grep -c '^| kernel [a-z0-9]* | .*config sha256 [0-9a-f]\{12\} |' $out/results.md | grep -qx 3"
 
 # Every boot of the matrix reached its end: status 0 in boots.csv, none missing.
 nboots=$(ls "$logs"/icount_*.log 2>/dev/null | wc -l)
@@ -55,15 +60,16 @@ parses() {
 		END { if (!rows) { print "no rows"; bad = 1 } exit bad }' "$file"
 }
 check "swpath.csv parses" parses "$out/swpath.csv" \
-	"kernel,paging,round,consumer,kind,op,rep,ops,op_ns,empty_ns,intr,aux,ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,on" \
-	3 7 8 9 10 11 12 13 14 15 16 17
+	"kernel,paging,round,consumer,kind,op,rep,ops,op_ns,empty_ns,intr,aux,ev_p4d_alloc,ev_p4d_free,ev_pgd_sync,ev_gua,alloc_p4d,alloc_pud,alloc_pmd,alloc_pte,free_p4d,free_pud,free_pmd,free_pte,page_clear,on" \
+	3 $(seq -s ' ' 7 26)
 check "ptmem.csv parses" parses "$out/ptmem.csv" \
 	"kernel,paging,round,procs,regions,pt_kb_before,pt_kb_held,pt_kb_after,vmpte_kb_sum,vmpte_kb_first,pte,pmd,pud,p4d,p4d_alloc_held,p4d_free_held,p4d_alloc_all,p4d_free_all" \
 	3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18
 check "calib.csv parses" parses "$out/calib.csv" "kernel,paging,round,instructions,ns" 3 4 5
 
 # Every booted kernel and paging mode measured every operation with the events off.
-ops="syscall fault4k fault-file faultthp mmap mmap-high fork exec munmap-sparse-low munmap-sparse-high"
+ops="syscall fault4k fault-file faultthp mmap mmap-high mmap-newpud fork exec munmap-sparse-low
+munmap-sparse-high clear4k"
 missing=$(for cell in $(awk -F, 'NR > 1 { print $1 ":" $2 }' "$out/swpath.csv" | sort -u); do
 	for op in $ops; do
 		grep -q "^${cell%%:*},${cell#*:},[0-9]*,off,single,$op," "$out/swpath.csv" ||
@@ -76,7 +82,7 @@ is "every kernel and mode measured every operation" "$missing" ""
 # counted one x86_get_unmapped_area per mmap the sample did, detached (on=0) none.
 for mode in 4 5; do
 	got=$(awk -F, -v m=$mode '$1 == "patched" && $2 == m && $4 ~ /tp_btf$/ && $6 == "mmap" {
-		if ($17 == 1) { on++; ok_on += ($16 == $8) } else { off++; ok_off += ($16 == 0) } }
+		if ($26 == 1) { on++; ok_on += ($16 == $8) } else { off++; ok_off += ($16 == 0) } }
 		END { printf "%d/%d %d/%d", ok_on, on, ok_off, off }' "$out/swpath.csv")
 	read -r a b <<<"$got"
 	if [ "${a%/*}" = "${a#*/}" ] && [ "${b%/*}" = "${b#*/}" ] && [ "${a#*/}" -gt 0 ] &&
@@ -88,14 +94,51 @@ for mode in 4 5; do
 	fi
 done
 for consumer in tracefs raw_tp tp; do
-	n=$(awk -F, -v c=$consumer '$4 == c && $17 == 1' "$out/swpath.csv" | wc -l)
-	n0=$(awk -F, -v c="off:$consumer" '$4 == c && $17 == 0' "$out/swpath.csv" | wc -l)
+	n=$(awk -F, -v c=$consumer '$4 == c && $26 == 1' "$out/swpath.csv" | wc -l)
+	n0=$(awk -F, -v c="off:$consumer" '$4 == c && $26 == 0' "$out/swpath.csv" | wc -l)
 	if [ "$n" -gt 0 ] && [ "$n0" -gt 0 ]; then
 		ok "$consumer: samples with and without it"
 	else
 		not_ok "$consumer: samples with and without it" "$n with, $n0 without"
 	fi
 done
+
+# ---- the tables pass: page-table pages and cleared pages per operation ----
+# tables KERNEL PAGING OP: "ops alloc_p4d alloc_pud alloc_pmd alloc_pte free_p4d free_pud
+# free_pmd free_pte page_clear aux", summed over the pass's samples.
+tables() {
+	awk -F, -v k=$1 -v m=$2 -v op=$3 '$1 == k && $2 == m && $4 == "tables" && $6 == op {
+		n++; for (i = 17; i <= 25; i++) s[i] += $i; ops += $8; aux += $12 }
+		END { if (!n) { print "none"; exit } printf "%d", ops
+			for (i = 17; i <= 25; i++) printf " %d", s[i]; printf " %d\n", aux }' \
+		"$out/swpath.csv"
+}
+# What each layout must build: 5-level mmap at 1 << 48 a P4D, PUD, PMD and PTE table
+# (each freed again; the P4D free also enters ___pud_free_tlb, see stats.py) and five
+# cleared pages (the four tables and the data page); mmap at 1 << 46, an empty 512 GiB
+# region, the PUD chain alone on either depth, at the hint every time.
+read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables patched 5 mmap-high)"
+is "paging 5, mmap-high: P4D/PUD/PMD/PTE allocated, freed, pages cleared, per op" \
+	"$a4 $au $am $at $f4 $fu $fm $ft $clr" "$n $n $n $n $n $((2 * n)) $n $n $((5 * n))"
+for cell in "patched 4" "patched 5" "no5level 4"; do
+	read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables $cell mmap-newpud)"
+	is "$cell, mmap-newpud: a new PUD chain and no P4D table per op, at the hint" \
+		"$a4 $au $am $at $f4 $fu $fm $ft $clr $aux" "0 $n $n $n 0 $n $n $n $((4 * n)) $n"
+	# 512 first touches from a 2M boundary: 512 cleared pages and one PTE table per batch.
+	read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables $cell fault4k)"
+	is "$cell, fault4k: one PTE table and 513 cleared pages per 512 faults" \
+		"$at $clr" "$((n / 512)) $((n / 512 * 513))"
+	# The sparse file: one read fault per page, a PTE table per 32 pages (2 MiB of mapping),
+	# nothing else cleared.
+	read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables $cell fault-file)"
+	is "$cell, fault-file: one fault per page, a cleared PTE table per 32 pages" \
+		"$aux $at $clr" "$n $((n / 32)) $((n / 32))"
+done
+is "no5level: the folded P4D level counts nothing" \
+	"$(awk -F, '$1 == "no5level" && $4 == "tables" && ($17 || $21)' "$out/swpath.csv")" ""
+missing=$(awk -F, '$4 == "off" && $6 == "clear4k" && $12 != $8 { print $1, $2, $7 }' "$out/swpath.csv")
+is "clear4k: every page it cleared reads back zero" "$missing" ""
+
 # ---- the walk model (analysis/walkmodel/run --quick): one chase on paging 4 and 5 ----
 check "results.md carries the walk model's key table" grep -q '^### Key table' "$out/results.md"
 wlogs=build/walkmodel/logs-quick

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# analysis/stats.py and its modules on records made here, with answers worked by hand:
+# the intervals the report prints, boots as the unit of replication, a consumer without
+# events, and a malformed record that must stop the report instead of vanishing.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Statistics against values worked by hand (t(0.975, 3) = 3.182).
+got=$(cd analysis && python3 -c '
+from benchstats import mean_ci, welch, median
+m, lo, hi = mean_ci([10, 12, 14, 16])       # sd 2.582, se 1.291
+print(f"{m:.3f} {lo:.3f} {hi:.3f}")
+d, lo, hi = welch([10, 12, 14, 16], [10, 10, 10, 10])
+print(f"{d:.3f} {lo:.3f} {hi:.3f}")
+print(median([3, 1, 2, 10]), median([5, 1, 3]))
+print(mean_ci([7]))')
+is "mean_ci, welch, median by hand" "$got" "13.000 8.892 17.108
+3.000 -1.108 7.108
+2.5 3
+(7.0, None, None)"
+
+# Records: two boots per cell of a made-up matrix. swpath row: op,rep,ops,op_ns,empty_ns,
+# intr,aux, 4 events, 9 table counters, on.
+row() { # CONSUMER KIND OP OPS NS EVENTS-GUA ON [PAGE_CLEAR]
+	echo "swpath,$1,$2,$3,0,$4,$5,0,0,0,0,0,0,$6,0,0,0,0,0,0,0,0,${8:-0},$7"
+}
+logs=$tmp/logs
+mkdir -p "$logs"
+for r in 1 2; do
+	for cell in no5level_4 patched_4 patched_5 vanilla_5; do
+		f=$logs/icount_${cell}_$r.log
+		base=$((1000 + r))            # boots differ by one instruction
+		[ "$cell" != patched_5 ] || base=$((1100 + r))
+		{
+			echo "host,status,0"
+			row off single fault-file 1 $base 0 0
+			row tables single fault-file 1 0 0 0 1
+			# tp_btf: +50 per op with one event each boot; tracefs: no event at all.
+			row tp_btf single mmap 1 $((base + 50)) 1 1
+			row tp_btf single mmap 1 $base 0 0
+			row tracefs single syscall 1 $((base + 7)) 0 1
+			row tracefs single syscall 1 $base 0 0
+			row tp_btf single syscall 1 $base 0 1
+		} >"$f"
+	done
+done
+python3 analysis/stats.py "$logs" "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
+is "stats.py on a well-formed matrix exits 0" "$?" 0
+md=$tmp/out/results.md
+# fault-file: paging 5 boots 1101, 1102; compiled out 1001, 1002. Welch: d = 100,
+# se = sqrt(0.25 + 0.25), df = 2, t = 4.303: [96.96, 103.04], in per cent of 1001.5.
+check "key table: 5 vs compiled out, Welch over the boots' medians" \
+	grep -q '^| read fault, page-cache file (lat_pagefault) | 1,002 | 1,002 | n/a | 1,102 | +9.99% \[+9.68, +10.29\]' "$md"
+# tp_btf on mmap: +50 in each of 2 boots, one event per op -> 50 [50, 50] per event, n=2.
+check "consumer cost: per boot, then over boots (n=2), per event" \
+	grep -q '+50 \[+50, +50\] (n=2), 50 \[50, 50\]/event' "$md"
+# tracefs on getppid fired no event: never a cost per event.
+check "a consumer without events reports n/a, with the difference shown as such" \
+	grep -q 'n/a: no event (difference +7 \[+7, +7\] (n=2))' "$md"
+check "pages cleared per op come from the tables rows" \
+	grep -q '1,002 / 1,002 (0%)\|- / 0.00 / 0.00 / 0.00; 1.00' "$md"
+
+# A record one column short must stop the report with its file and line.
+sed -i '2s/,0,0$/,0/' "$logs/icount_patched_5_2.log"
+python3 analysis/stats.py "$logs" "$tmp/out2" >"$tmp/stdout" 2>"$tmp/err"
+rc=$?
+is "a malformed swpath record: exit 1" "$rc" 1
+check "... naming the file and line" grep -q 'icount_patched_5_2.log:2: a bad swpath record' "$tmp/err"
+check "... and no report written" test ! -e "$tmp/out2/results.md"
+tap_done
