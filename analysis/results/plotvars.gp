@@ -1,6 +1,5 @@
 # Written by analysis/stats.py: what analysis/plots.gp has data for.
-swpath_cols = "2 3 4"
-swpath_titles = "'patched, paging 5' 'patched, no5lvl' 'vanilla, paging 5'"
+swpath_cols = "2 5 8"
+swpath_titles = "'paging 5 vs compiled out' 'paging 4 vs compiled out' 'paging 5 vs paging 4'"
 tpcost_rows = 5
 ptmem_rows = 9
-walk_names = "random-dense random-sparse sequential"
