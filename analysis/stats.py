@@ -7,7 +7,6 @@ analysis/guest/icount.sh, and host-PART.txt); OUTDIR/walkmodel/ the walk model's
 WALKMODEL_LOGDIR its raw logs (the pagefault workload's fault count). Only the standard
 library: it runs on any python3.
 """
-import csv
 import os
 import sys
 from collections import defaultdict
@@ -152,7 +151,7 @@ class Matrix:
 
 # ---- the sections of results.md -----------------------------------------------------------
 
-def header(w, M, boots, host, kernels):
+def header(w, boots, host, kernels):
     quick = any(h.get("mode") == "quick" for h in host.values())
     w("# What the fifth paging level costs: measurements\n")
     if quick:
@@ -370,20 +369,19 @@ def clearing(w, M):
       f" user space: {c:,.0f} instructions per page (plus the kernel's call and return)."
       " Pages cleared per operation come from the tables pass above. Rows with and without"
       " the clearing (its instructions subtracted from each boot):\n")
+    def cleared(cell, op):
+        t = M.tables(*cell, op)
+        return t["page_clear"] if t else None
+
     rows = []
     for op in FAULT_OPS:
         r = [OP_TEXT[op]]
-        pcs = {}
-        for k, m, _ in CELLS:
-            t = M.tables(k, m, op)
-            pcs[(k, m)] = t["page_clear"] if t else None
-        for k, m, _ in (CELLS[0], CELLS[3]):
-            v = M.value(k, m, op)
-            p = pcs[(k, m)]
+        po, p5 = cleared(OUT, op), cleared(P5, op)
+        for cell, p in ((OUT, po), (P5, p5)):
+            v = M.value(*cell, op)
             r.append("n/a" if v is None or p is None else
                      f"{fmt(v)} / {fmt(v - p * c)} ({p * c / v * 100:.0f}%)")
         with_c = M.diff(P5, OUT, op)
-        po, p5 = pcs[OUT], pcs[P5]
         r.append(M.rel(P5, OUT, op))
         if with_c and po is not None and p5 is not None:
             base = M.value(*OUT, op) - po * c
@@ -468,6 +466,7 @@ def consumer_costs(M, mode, op, consumer):
 
 
 def tracepoints(w, M, data, out):
+    """The tracepoint sections; returns how many consumers the per-event plot shows."""
     w("\n## Tracepoint cost\n")
     w("### Events off: patched vs vanilla\n")
     w("Instructions per operation, patched minus vanilla [95% interval over boots]. With the"
@@ -533,7 +532,7 @@ def tracepoints(w, M, data, out):
     write_csv(os.path.join(out, "tpcost.csv"), tp_rows,
               ["paging", "op", "consumer", "events_per_op", "boots", "delta", "delta_low",
                "delta_high", "per_event", "per_event_low", "per_event_high"])
-    per_event_summary(w, tp_rows, out)
+    tpcost_rows = per_event_summary(w, tp_rows, out)
     notes = [c for c in data["consumer"] if c["kernel"] == "patched"]
     if notes:
         first = min(c["round"] for c in notes)
@@ -546,10 +545,12 @@ def tracepoints(w, M, data, out):
                 note = c["note"] if len(c["note"]) <= 200 else c["note"][:197] + "..."
                 w(f"- paging {c['paging']}, {c['consumer']}: `{note}`")
         w("")
+    return tpcost_rows
 
 
 def per_event_summary(w, tp_rows, out):
-    """One figure per consumer: the resolved mmap and mmap-high cells, pooled."""
+    """One figure per consumer: the resolved mmap and mmap-high cells, pooled. Returns
+    how many consumers tpcost.dat holds (the plot's bars)."""
     rows, dat = [], []
     for c in CONSUMERS:
         v = [t for t in tp_rows if t["consumer"] == c and t["op"] in PER_EVENT_OPS]
@@ -568,7 +569,7 @@ def per_event_summary(w, tp_rows, out):
             f.write(f'"{c}" {mid:.1f} {lo:.1f} {hi:.1f}\n')
     if not rows:
         w("No consumer cost was resolved per event in this run.\n")
-        return
+        return 0
     w("\n**Per event**: over the resolved mmap and mmap-high cells of every paging mode (the"
       " operations whose samples are tight enough; fork and exec vary by thousands of"
       " instructions between boots, more than the events cost): the median of the cells'"
@@ -578,6 +579,7 @@ def per_event_summary(w, tp_rows, out):
     w(md_table(["consumer", "instructions/event", "interval span", "cells", "published"],
                rows))
     w("")
+    return len(dat)
 
 
 def memory(w, data, out):
@@ -712,16 +714,13 @@ def main():
     kernels = [k for k in KERNELS if any(r["kernel"] == k for r in data["swpath"])]
     md = []
     w = md.append
-    header(w, M, boots, host, kernels)
+    header(w, boots, host, kernels)
     key_table(w, M)
     anchor(w, M, wm_logs)
     where_mmap_high_goes(w, M)
     clearing(w, M)
     modelled_walks(w, out)
-    tracepoints(w, M, data, out)
-    with open(os.path.join(out, "tpcost.csv")) as f:
-        tpcost_rows = len({r["consumer"] for r in csv.DictReader(f)
-                           if r["op"] in PER_EVENT_OPS})
+    tpcost_rows = tracepoints(w, M, data, out)
     ptmem_rows = memory(w, data, out)
     detail(w, M, kernels)
     checks(w, M, data)

@@ -41,7 +41,8 @@
  * ev_*: events counted by the tpcount programs pinned at COUNTERS, read around the
  * timed part only (0 without -c); alloc_*, free_* and page_clear: page-table pages
  * allocated and freed per level and 4K pages cleared, counted the same way when the
- * counters are tpcount's "tables" kind (0 otherwise). The cost per operation is (op_ns - empty_ns) / ops.
+ * counters are tpcount's "tables" kind (0 otherwise). The cost per operation is
+ * (op_ns - empty_ns) / ops.
  * With -t, CONSUMER (consumer.h: tracefs:INSTANCE, tp_btf:DIR, raw_tp:DIR or tp:DIR) is
  * attached for the odd batches and detached for the even ones, so that the batches with
  * and without it interleave; on says which (always 0 without -t).
@@ -51,6 +52,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,25 +327,36 @@ static void op_mmap(long n, struct sample *s)
 	time_empty_loop(n, s);
 }
 
-/* Region 1 of the 5-level address space: a P4D table allocated and freed each time. */
-static void op_mmap_high(long n, struct sample *s)
+/*
+ * mmap() at hint, touch, munmap(), n times. at_hint (a constant, so each caller gets its
+ * own copy of the loop) counts the mappings placed at the hint into aux.
+ */
+static inline void map_touch_unmap(long n, struct sample *s, unsigned long hint,
+				   bool at_hint)
 {
-	void *hint = (void *)(1UL << P4D_PGDIR_SHIFT_L5);
 	struct span sp;
 
 	op_begin(&sp);
 	for (long i = 0; i < n; i++) {
-		volatile char *p = mmap(hint, P4D_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		volatile char *p = mmap((void *)hint, P4D_PAGE_SIZE, PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
 			die("mmap: %s", strerror(errno));
+		if (at_hint)
+			s->aux += (unsigned long)p == hint;
 		p[0] = 1;
 		if (munmap((void *)p, P4D_PAGE_SIZE))
 			die("munmap: %s", strerror(errno));
 	}
 	op_end(&sp, s);
 	time_empty_loop(n, s);
+}
+
+/* Region 1 of the 5-level address space: a P4D table allocated and freed each time. */
+static void op_mmap_high(long n, struct sample *s)
+{
+	map_touch_unmap(n, s, 1UL << P4D_PGDIR_SHIFT_L5, false);
 }
 
 /*
@@ -356,23 +369,7 @@ static void op_mmap_high(long n, struct sample *s)
 
 static void op_mmap_newpud(long n, struct sample *s)
 {
-	struct span sp;
-
-	op_begin(&sp);
-	for (long i = 0; i < n; i++) {
-		volatile char *p = mmap((void *)NEWPUD_HINT, P4D_PAGE_SIZE,
-					PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-					-1, 0);
-
-		if (p == MAP_FAILED)
-			die("mmap: %s", strerror(errno));
-		s->aux += (unsigned long)p == NEWPUD_HINT;
-		p[0] = 1;
-		if (munmap((void *)p, P4D_PAGE_SIZE))
-			die("munmap: %s", strerror(errno));
-	}
-	op_end(&sp, s);
-	time_empty_loop(n, s);
+	map_touch_unmap(n, s, NEWPUD_HINT, true);
 }
 
 /*

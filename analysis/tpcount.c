@@ -7,11 +7,11 @@
  *   tpcount [-v] load tp_btf|raw_tp|tp [DIR]     load and pin the programs, unattached:
  *                            swpath -t attaches and detaches them sample by sample
  *   tpcount show [DIR]       print every counter as NAME=N (tpcount.h: TPCOUNT_NAMES)
+ *   tpcount detach [DIR]     unpin everything: the programs detach and go away
  *
  * "tables" counts page-table pages per level and cleared pages (tpcount.bpf.c); a
  * function the kernel does not have (__p4d_alloc when the P4D level is folded at build
  * time) is left out with a note on stderr, and its counter stays 0.
- *   tpcount detach [DIR]     unpin everything: the programs detach and go away
  *
  * DIR defaults to /sys/fs/bpf/p4dbench; the counters map is pinned as DIR/counts, a link
  * or program as DIR/KIND_EVENT (tpcount.h). Exit status 0, 1 on a runtime error, 2 on a usage
@@ -40,8 +40,8 @@ static const char *const counter_names[TPC_NR_COUNTERS] = TPCOUNT_NAMES;
  * Section prefix of the event-counting programs of each kind; the "tables" programs are
  * those named pt_* (tpcount.bpf.c), whatever their section.
  */
-static const struct {
-	const char *kind, *section;
+static const struct program_kind {
+	const char *name, *section;
 } kinds[] = {
 	{ "tp_btf", "tp_btf/" },
 	{ "raw_tp", "raw_tp/" },
@@ -112,8 +112,7 @@ static int unpin_all(const char *dir)
 /* Load the programs of one kind; pin their links (attach) or the programs (!attach). */
 static int setup(const char *kind, const char *dir, bool attach)
 {
-	const char *section = NULL;
-	bool known = false;
+	const struct program_kind *k = NULL;
 	struct btf *vmlinux = NULL;
 	struct tpcount_bpf *skel;
 	struct bpf_program *prog;
@@ -121,11 +120,9 @@ static int setup(const char *kind, const char *dir, bool attach)
 	int err, attached = 0;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(kind, kinds[i].kind)) {
-			section = kinds[i].section;
-			known = true;
-		}
-	if (!known)
+		if (!strcmp(kind, kinds[i].name))
+			k = &kinds[i];
+	if (!k)
 		usage();
 
 	skel = tpcount_bpf__open();
@@ -135,7 +132,7 @@ static int setup(const char *kind, const char *dir, bool attach)
 	}
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
-		bool mine = of_kind(prog, section);
+		bool mine = of_kind(prog, k->section);
 
 		if (mine && has_prefix(sec, "fentry/")) {
 			if (!vmlinux)

@@ -38,7 +38,7 @@ enum tpcount_event {
 	{ "mmap", "x86_get_unmapped_area" },		\
 }
 
-/* Every counter's name, in enum order (tpcount show, swpath's CSV header). */
+/* Every counter's name, in enum order (tpcount show). */
 #define TPCOUNT_NAMES {							\
 	"p4d_alloc", "p4d_free", "kernel_pgd_sync", "x86_get_unmapped_area",	\
 	"alloc_p4d", "alloc_pud", "alloc_pmd", "alloc_pte",			\
@@ -49,8 +49,6 @@ enum tpcount_event {
  * Program KIND_EVENT (e.g. tp_btf_p4d_alloc) counts EVENT when attached as KIND; tpcount
  * pins it under that name in its directory.
  */
-#define TPCOUNT_KINDS	{ "tp_btf", "raw_tp", "tp", "tables" }
-
 /* The programs' .bss: nothing else lives there, so the pinned .bss map is exactly this. */
 struct tpcount_counts {
 	unsigned long long hits[TPC_NR_COUNTERS];

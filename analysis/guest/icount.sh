@@ -100,7 +100,7 @@ if part tables; then
 	"$bin/tpcount" attach tables >/dev/null
 	for spec in "${specs[@]}"; do
 		set -- $spec
-		swpath tables single "$1" "$2" 3 -c $counters
+		swpath tables single "$1" "$2" 3 -c "$counters"
 	done
 	"$bin/tpcount" detach
 fi
@@ -111,7 +111,7 @@ elif [ ! -d $tfs/events/pgtable ]; then
 	echo "consumer,none,kernel without the pgtable events: no consumer runs"
 else
 	# The operations that fire the events, and getppid() as a control that fires none.
-	specs=("syscall 1000 20 4" "mmap 1 200 40" "mmap-high 1 200 40" "fork 1 100 20"
+	consumer_specs=("syscall 1000 20 4" "mmap 1 200 40" "mmap-high 1 200 40" "fork 1 100 20"
 		"exec 1 100 20")
 
 	# Each consumer is attached for every other sample and detached for the rest (swpath
@@ -129,7 +129,7 @@ else
 			"$bin/tpcount" load $consumer >/dev/null
 			opts=(-t $consumer:$pins -c $counters)
 		fi
-		for spec in "${specs[@]}"; do
+		for spec in "${consumer_specs[@]}"; do
 			set -- $spec
 			swpath $consumer single "$1" "$2" "$(r "$3" "$4")" "${opts[@]}"
 		done
@@ -150,7 +150,7 @@ else
 		echo "consumer,p4dstat,left out of the quick run"
 	elif [ -x "$top/build/bin/p4dstat" ]; then
 		for _ in 1 2 3; do
-			for spec in "${specs[@]}"; do
+			for spec in "${consumer_specs[@]}"; do
 				set -- $spec
 				swpath off:p4dstat single "$1" "$2" $(($3 / 4))
 			done
@@ -166,7 +166,7 @@ else
 				echo "consumer,p4dstat,did not start: $(tr '\n' ' ' <$work/p4dstat.err)"
 				break
 			fi
-			for spec in "${specs[@]}"; do
+			for spec in "${consumer_specs[@]}"; do
 				set -- $spec
 				swpath p4dstat single "$1" "$2" $(($3 / 4))
 			done
