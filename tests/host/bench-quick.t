@@ -122,25 +122,50 @@ tables() {
 # (each freed again; the P4D free also enters ___pud_free_tlb, see stats.py) and five
 # cleared pages (the four tables and the data page); mmap at 1 << 46, an empty 512 GiB
 # region, the PUD chain alone on either depth, at the hint every time.
-read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables patched 5 mmap-high)"
-is "paging 5, mmap-high: P4D/PUD/PMD/PTE allocated, freed, pages cleared, per op" \
-	"$a4 $au $am $at $f4 $fu $fm $ft $clr" "$n $n $n $n $n $((2 * n)) $n $n $((5 * n))"
-for cell in "patched 4" "patched 5" "no5level 4"; do
-	read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables $cell mmap-newpud)"
-	is "$cell, mmap-newpud: a new PUD chain and no P4D table per op, at the hint" \
-		"$a4 $au $am $at $f4 $fu $fm $ft $clr $aux" "0 $n $n $n 0 $n $n $n $((4 * n)) $n"
+# analysis/run boots the no5level kernel only when it is built (make bench builds it,
+# make test does not): without it its checks are skipped by name, never passed.
+cells=("patched 4" "patched 5")
+if [ -f "$P4D_KERNELS/no5level/arch/x86/boot/bzImage" ]; then
+	cells+=("no5level 4")
+else
+	skip "no5level: the tables pass on the compiled-out kernel" \
+		"no no5level kernel: run 'make kernel-no5level'"
+fi
+# counts NAME KERNEL PAGING OP: read the tables pass of one cell into n a4 ... aux; a
+# cell without one is a failure named NAME.
+counts() {
+	local name=$1 line
+	shift
+	line=$(tables "$@")
+	if [ "$line" = none ]; then
+		not_ok "$name" "no tables rows for $* in swpath.csv"
+		return 1
+	fi
+	read -r n a4 au am at f4 fu fm ft clr aux <<<"$line"
+}
+name="paging 5, mmap-high: P4D/PUD/PMD/PTE allocated, freed, pages cleared, per op"
+counts "$name" patched 5 mmap-high &&
+	is "$name" "$a4 $au $am $at $f4 $fu $fm $ft $clr" \
+		"$n $n $n $n $n $((2 * n)) $n $n $((5 * n))"
+for cell in "${cells[@]}"; do
+	name="$cell, mmap-newpud: a new PUD chain and no P4D table per op, at the hint"
+	counts "$name" $cell mmap-newpud &&
+		is "$name" "$a4 $au $am $at $f4 $fu $fm $ft $clr $aux" \
+			"0 $n $n $n 0 $n $n $n $((4 * n)) $n"
 	# 512 first touches from a 2M boundary: 512 cleared pages and one PTE table per batch.
-	read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables $cell fault4k)"
-	is "$cell, fault4k: one PTE table and 513 cleared pages per 512 faults" \
-		"$at $clr" "$((n / 512)) $((n / 512 * 513))"
+	name="$cell, fault4k: one PTE table and 513 cleared pages per 512 faults"
+	counts "$name" $cell fault4k &&
+		is "$name" "$at $clr" "$((n / 512)) $((n / 512 * 513))"
 	# The sparse file: one read fault per page, a PTE table per 32 pages (2 MiB of mapping),
 	# nothing else cleared.
-	read -r n a4 au am at f4 fu fm ft clr aux <<<"$(tables $cell fault-file)"
-	is "$cell, fault-file: one fault per page, a cleared PTE table per 32 pages" \
-		"$aux $at $clr" "$n $((n / 32)) $((n / 32))"
+	name="$cell, fault-file: one fault per page, a cleared PTE table per 32 pages"
+	counts "$name" $cell fault-file &&
+		is "$name" "$aux $at $clr" "$n $((n / 32)) $((n / 32))"
 done
-is "no5level: the folded P4D level counts nothing" \
-	"$(awk -F, '$1 == "no5level" && $4 == "tables" && ($17 || $21)' "$out/swpath.csv")" ""
+if [[ " ${cells[*]} " == *" no5level 4 "* ]]; then
+	is "no5level: the folded P4D level counts nothing" \
+		"$(awk -F, '$1 == "no5level" && $4 == "tables" && ($17 || $21)' "$out/swpath.csv")" ""
+fi
 missing=$(awk -F, '$4 == "off" && $6 == "clear4k" && $12 != $8 { print $1, $2, $7 }' "$out/swpath.csv")
 is "clear4k: every page it cleared reads back zero" "$missing" ""
 
