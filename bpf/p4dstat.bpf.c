@@ -505,6 +505,8 @@ int BPF_PROG(tlb_flush_tp, int reason, unsigned long pages)
 		return 0;
 	}
 	add(c->tlb_flush[reason], 1);
+	if (reason == P4DSTAT_TLB_SHOOTDOWN_SENT)
+		return 0;	/* a request: the flushes are the receivers' */
 	slot = current_comm_slot(c);
 	if (slot)
 		add(slot->tlb_flush, 1);

@@ -88,7 +88,7 @@ struct p4dstat_counts {
 struct p4dstat_comm_counts {
 	__u64 p4d_alloc;		/* installed, user and kernel */
 	__u64 p4d_free;
-	__u64 tlb_flush;		/* tlb:tlb_flush with pages != 0, every reason */
+	__u64 tlb_flush;		/* flushes done: tlb:tlb_flush, pages != 0, not SENT */
 	__u64 tlb_kernel;		/* flush_tlb_kernel_range() and flush_tlb_all() */
 	__u64 above47;			/* get_unmapped_area placements above 47 bits ... */
 	__u64 above47_bytes;		/* ... and their length */

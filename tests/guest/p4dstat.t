@@ -158,13 +158,15 @@ def parse_text(path):
     for line in lines[2:]:
         if line.startswith("Totals over"):
             part = "totals"
+        elif line.startswith("P4D table lifetimes"):
+            part = "lifetimes"
         elif line.startswith("    causes:"):
             causes.append(line.split()[1:])
         elif line.startswith("    ") or not line.strip():
             pass
         elif part == "rows":
             rows.append(line.split())
-        elif part == "totals" and not line.startswith("P4D table lifetimes"):
+        elif part == "totals":
             label, value = line.strip().rsplit(None, 1)
             totals[label] = value
     return rows, causes, totals, lines
@@ -359,6 +361,7 @@ echo nop >"$ftrace/current_tracer"
 rmdir "$ftrace"
 if [ $kernel = series ]; then
 	trace_stop p4dstat "$tmp/events-kernel"
+	[ -z "${P4DSTAT_T_DEBUG:-}" ] || { echo "# ksub=$ksub"; sed 's/^/# /' "$tmp/events-kernel"; }
 else
 	: >"$tmp/events-kernel"
 fi
