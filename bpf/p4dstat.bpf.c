@@ -38,6 +38,17 @@ struct {
 	__type(value, struct p4dstat_counts);
 } counts SEC(".maps");
 
+/*
+ * Set by user space once every group is attached: nothing counts, and no table is
+ * remembered, before, so the counters and the table map start at the same instant.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} armed SEC(".maps");
+
 /* Tables allocated since start and not yet freed: one shared word, read atomically. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -74,8 +85,10 @@ struct {
 
 static __always_inline struct p4dstat_counts *counters(void)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, *on = bpf_map_lookup_elem(&armed, &zero);
 
+	if (!on || !*on)
+		return NULL;
 	return bpf_map_lookup_elem(&counts, &zero);
 }
 

@@ -606,6 +606,14 @@ static int take_snapshot(struct p4dstat_bpf *skel, const struct probe_loader *lo
 	return err;
 }
 
+static int arm(struct p4dstat_bpf *skel)
+{
+	__u32 zero = 0, on = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.armed), &zero, &on, BPF_ANY) ?
+	       -errno : 0;
+}
+
 static int copy_snapshot(struct snapshot *dst, const struct snapshot *src)
 {
 	*dst = *src;
@@ -1102,7 +1110,10 @@ int main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	err = take_snapshot(skel, loader, &start);
+	/* Counting starts from zero here: the start is an empty reading, not a baseline. */
+	start.missed = probe_missed(loader);
+	clock_gettime(CLOCK_MONOTONIC, &start.when);
+	err = arm(skel);
 	if (!err)
 		err = copy_snapshot(&prev, &start);
 	if (err)
