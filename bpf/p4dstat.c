@@ -23,21 +23,19 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <json-c/json.h>
 #include <linux/capability.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "histogram.h"
 #include "p4dstat.h"
 #include "p4dstat.skel.h"
 #include "probe.h"
+#include "report.h"
 
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
-#define TOP_COMMS	10	/* rows of the -C table printed per interval */
 #define P4DSTAT_VERSION	"2.0"
 
 static struct env {
@@ -229,67 +227,7 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-/* ---- what each counter is, and whether this kernel can feed it ---- */
-
-enum field {
-	F_P4D_USER, F_P4D_KERNEL, F_P4D_RACED, F_P4D_NOMEM, F_P4D_FREED, F_P4D_FREED_OLD,
-	F_P4D_LIVE, F_P4D_UNTRACKED,
-	F_CAUSE_FIRST, F_CAUSE_EXEC_STACK, F_CAUSE_HIGH, F_CAUSE_KERNEL,
-	F_SYNC_CALLS, F_SYNC_COPIED, F_SYNC_VISITED,
-	/* In the order of enum p4dstat_tlb_reason. */
-	F_TLB_TASK_SWITCH, F_TLB_RECEIVED, F_TLB_LOCAL, F_TLB_LOCAL_MM, F_TLB_SENT,
-	F_TLB_FLUSHES, F_TLB_NOOP, F_TLB_KERNEL_RANGE, F_TLB_ALL,
-	F_GUA_DEFAULT, F_GUA_FULL,
-	F_GUA_FIXED, F_GUA_HINT, F_GUA_SEARCH, F_GUA_FALLBACK, F_GUA_ENOMEM, F_GUA_EINVAL,
-	F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES, F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES,
-	NR_FIELDS
-};
-
-#define BIT(f)		(1ULL << (f))
-#define BITS(a, b)	((BIT(b) << 1) - BIT(a))	/* fields a..b */
-
-/* JSON key and summary label of each field; docs/tools.md lists the same. */
-static const struct {
-	const char *key;
-	const char *label;
-} fields[NR_FIELDS] = {
-	[F_P4D_USER] = { "p4d_alloc_user", "P4D tables installed, user" },
-	[F_P4D_KERNEL] = { "p4d_alloc_kernel", "P4D tables installed, kernel" },
-	[F_P4D_RACED] = { "p4d_raced", "P4D tables lost to a race" },
-	[F_P4D_NOMEM] = { "p4d_nomem", "P4D allocations failed" },
-	[F_P4D_FREED] = { "p4d_freed", "P4D tables freed" },
-	[F_P4D_FREED_OLD] = { "p4d_freed_old", "... allocated before the trace" },
-	[F_P4D_LIVE] = { "p4d_live", "P4D tables live, allocated since start" },
-	[F_P4D_UNTRACKED] = { "p4d_untracked", "P4D tables the table map missed" },
-	[F_CAUSE_FIRST] = { "cause_first", "cause: first table (PGD slot 0)" },
-	[F_CAUSE_EXEC_STACK] = { "cause_exec_stack", "cause: exec stack (top slot)" },
-	[F_CAUSE_HIGH] = { "cause_high", "cause: high region (other slot)" },
-	[F_CAUSE_KERNEL] = { "cause_kernel", "cause: kernel (bit 63)" },
-	[F_SYNC_CALLS] = { "sync_calls", "kernel top-level syncs" },
-	[F_SYNC_COPIED] = { "sync_copied", "kernel top-level entries copied" },
-	[F_SYNC_VISITED] = { "sync_visited", "page tables visited by syncs" },
-	[F_TLB_TASK_SWITCH] = { "tlb_task_switch", "TLB flushes, task switch" },
-	[F_TLB_RECEIVED] = { "tlb_shootdown_received", "TLB flushes, shootdown received" },
-	[F_TLB_LOCAL] = { "tlb_local_shootdown", "TLB flushes, local kernel range" },
-	[F_TLB_LOCAL_MM] = { "tlb_local_mm_shootdown", "TLB flushes, local mm range" },
-	[F_TLB_SENT] = { "tlb_shootdown_sent", "TLB shootdowns sent" },
-	[F_TLB_FLUSHES] = { "tlb_flushes", "TLB flushes done, all CPUs" },
-	[F_TLB_NOOP] = { "tlb_noop_events", "tlb_flush events that flushed nothing" },
-	[F_TLB_KERNEL_RANGE] = { "tlb_kernel_range", "flush_tlb_kernel_range calls" },
-	[F_TLB_ALL] = { "tlb_all", "flush_tlb_all calls" },
-	[F_GUA_DEFAULT] = { "gua_window_default", "placements, 47-bit window" },
-	[F_GUA_FULL] = { "gua_window_full", "placements, full window" },
-	[F_GUA_FIXED] = { "gua_fixed", "placements, MAP_FIXED" },
-	[F_GUA_HINT] = { "gua_hint", "placements, hint honoured" },
-	[F_GUA_SEARCH] = { "gua_search", "placements, searched" },
-	[F_GUA_FALLBACK] = { "gua_fallback", "placements, bottom-up fallback" },
-	[F_GUA_ENOMEM] = { "gua_enomem", "placements failed, ENOMEM" },
-	[F_GUA_EINVAL] = { "gua_einval", "placements failed, EINVAL" },
-	[F_GUA_ABOVE47] = { "gua_above47", "placements above 47 bits" },
-	[F_GUA_ABOVE47_BYTES] = { "gua_above47_bytes", "bytes placed above 47 bits" },
-	[F_MMAP_ABOVE47] = { "mmap_above47", "mmap() results above 47 bits" },
-	[F_MMAP_ABOVE47_BYTES] = { "mmap_above47_bytes", "mmap() bytes above 47 bits" },
-};
+/* ---- which counters this kernel can feed (report.h lists them) ---- */
 
 static __u64 available;		/* BIT(field) set: some probe feeds it */
 
@@ -494,22 +432,6 @@ static void close_copy(void *handle)
 
 /* ---- reading the maps ---- */
 
-struct comm_entry {
-	char comm[P4DSTAT_COMM_LEN + 1];
-	struct p4dstat_comm_counts total;	/* since start */
-	struct p4dstat_comm_counts delta;	/* this interval */
-};
-
-struct snapshot {
-	struct p4dstat_counts counts;
-	__s64 live;
-	__u64 lifetimes[P4DSTAT_HIST_SLOTS];
-	struct comm_entry *comms;
-	size_t nr_comms;
-	__u64 missed;		/* program runs the kernel skipped (recursion) */
-	struct timespec when;
-};
-
 static int nr_cpus;
 
 static void sum_percpu(const void *percpu, size_t size, void *out)
@@ -522,11 +444,6 @@ static void sum_percpu(const void *percpu, size_t size, void *out)
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		for (size_t i = 0; i < n; i++)
 			sum[i] += v[cpu * stride + i];
-}
-
-static int compare_comm(const void *a, const void *b)
-{
-	return strcmp(((const struct comm_entry *)a)->comm, ((const struct comm_entry *)b)->comm);
 }
 
 static int read_comms(struct p4dstat_bpf *skel, struct snapshot *s)
@@ -693,297 +610,6 @@ static void comm_deltas(struct snapshot *cur, const struct snapshot *prev)
 	}
 }
 
-static __u64 comm_weight(const struct p4dstat_comm_counts *c)
-{
-	return c->p4d_alloc + c->p4d_free + c->above47 + c->tlb_flush + c->tlb_kernel;
-}
-
-/* Busiest first: P4D tables, then mappings above 47 bits, then TLB flushes. */
-static int compare_activity(const void *a, const void *b)
-{
-	const struct p4dstat_comm_counts *x = &((const struct comm_entry *)a)->delta;
-	const struct p4dstat_comm_counts *y = &((const struct comm_entry *)b)->delta;
-	__u64 kx[] = { x->p4d_alloc + x->p4d_free, x->above47, x->tlb_flush + x->tlb_kernel };
-	__u64 ky[] = { y->p4d_alloc + y->p4d_free, y->above47, y->tlb_flush + y->tlb_kernel };
-
-	for (size_t i = 0; i < sizeof(kx) / sizeof(kx[0]); i++)
-		if (kx[i] != ky[i])
-			return kx[i] > ky[i] ? -1 : 1;
-	return strcmp(((const struct comm_entry *)a)->comm, ((const struct comm_entry *)b)->comm);
-}
-
-/* ---- text output ---- */
-
-static void print_value(int width, enum field f, const long long *v)
-{
-	if (avail(f))
-		printf(" %*lld", width, v[f]);
-	else
-		printf(" %*s", width, "n/a");
-}
-
-static void print_dashed(int width, const char *label)
-{
-	int len = strlen(label), left = (width - len - 2) / 2, right = width - len - 2 - left;
-
-	printf(" %.*s %s %.*s", left, "----------------------------------------", label,
-	       right, "----------------------------------------");
-}
-
-/* The row's columns; with -T a row is 78 columns. */
-static const struct column {
-	const char *head;
-	int width;
-	enum field field;
-} columns[] = {
-	{ "USER", 5, F_P4D_USER }, { "RACE", 4, F_P4D_RACED }, { "FREED", 5, F_P4D_FREED },
-	{ "OLD", 4, F_P4D_FREED_OLD }, { "LIVE", 5, F_P4D_LIVE },
-	{ "SYNC", 4, F_SYNC_CALLS },
-	{ "FLUSH", 6, NR_FIELDS }, { "SENT", 5, F_TLB_SENT }, { "RECV", 5, F_TLB_RECEIVED },
-	{ "KTLB", 4, NR_FIELDS },
-	{ "MAP47", 5, F_GUA_ABOVE47 }, { "KB47", 6, NR_FIELDS },
-};
-#define NR_COLUMNS	(int)(sizeof(columns) / sizeof(columns[0]))
-
-static void print_header(void)
-{
-	printf("%s", env.timestamp ? "        " : "");
-	print_dashed(27, "P4D tables");
-	printf("     ");
-	print_dashed(23, "TLB");
-	print_dashed(12, "above 47");
-	printf("\n%s", env.timestamp ? "TIME    " : "");
-	for (int i = 0; i < NR_COLUMNS; i++)
-		printf(" %*s", columns[i].width, columns[i].head);
-	printf("\n");
-}
-
-/* Columns that combine fields: n/a when one of them is. */
-static void print_combined(int width, bool ok, long long value)
-{
-	if (ok)
-		printf(" %*lld", width, value);
-	else
-		printf(" %*s", width, "n/a");
-}
-
-static void print_row(const long long *v)
-{
-	if (env.timestamp) {
-		char buf[16];
-		time_t t = time(NULL);
-
-		strftime(buf, sizeof(buf), "%H:%M:%S", localtime(&t));
-		printf("%-8s", buf);
-	}
-	for (int i = 0; i < NR_COLUMNS; i++) {
-		const struct column *col = &columns[i];
-
-		if (col->field != NR_FIELDS)
-			print_value(col->width, col->field, v);
-		else if (!strcmp(col->head, "FLUSH"))	/* a CPU's own flushes */
-			print_combined(col->width, avail(F_TLB_FLUSHES),
-				       v[F_TLB_FLUSHES] - v[F_TLB_RECEIVED]);
-		else if (!strcmp(col->head, "KTLB"))
-			print_combined(col->width, avail(F_TLB_KERNEL_RANGE) && avail(F_TLB_ALL),
-				       v[F_TLB_KERNEL_RANGE] + v[F_TLB_ALL]);
-		else
-			print_combined(col->width, avail(F_GUA_ABOVE47_BYTES),
-				       v[F_GUA_ABOVE47_BYTES] / 1024);
-	}
-	printf("\n");
-}
-
-/* -c: why the tables of this interval exist. */
-static void print_causes(const long long *v)
-{
-	printf("    causes:");
-	for (int f = F_CAUSE_FIRST; f <= F_CAUSE_KERNEL; f++) {
-		const char *name = fields[f].key + strlen("cause_");
-
-		if (avail(f))
-			printf(" %s %lld", name, v[f]);
-		else
-			printf(" %s n/a", name);
-	}
-	printf("\n");
-}
-
-static void print_comm_value(__u64 value, int width, bool ok)
-{
-	if (ok)
-		printf(" %*llu", width, (unsigned long long)value);
-	else
-		printf(" %*s", width, "n/a");
-}
-
-/* The busiest commands of cur (deltas already computed), and the drop counter. */
-static void print_comms(struct snapshot *cur, __u64 dropped, size_t max_rows)
-{
-	size_t shown = 0;
-
-	qsort(cur->comms, cur->nr_comms, sizeof(*cur->comms), compare_activity);
-	for (size_t i = 0; i < cur->nr_comms && shown < max_rows; i++) {
-		const struct p4dstat_comm_counts *d = &cur->comms[i].delta;
-
-		if (!comm_weight(d))
-			break;
-		if (!shown++)
-			printf("    %-16s %5s %5s %6s %5s %5s %7s\n", "COMM", "P4D+", "P4D-", "TLB",
-			       "KTLB", "MAP47", "KB47");
-		printf("    %-16s", cur->comms[i].comm);
-		print_comm_value(d->p4d_alloc, 5, avail(F_P4D_USER));
-		print_comm_value(d->p4d_free, 5, avail(F_P4D_FREED));
-		print_comm_value(d->tlb_flush, 6, avail(F_TLB_FLUSHES));
-		print_comm_value(d->tlb_kernel, 5, avail(F_TLB_KERNEL_RANGE) || avail(F_TLB_ALL));
-		print_comm_value(d->above47, 5, avail(F_GUA_ABOVE47));
-		print_comm_value(d->above47_bytes / 1024, 7, avail(F_GUA_ABOVE47));
-		printf("\n");
-	}
-	if (dropped)
-		printf("    dropped: %llu events of commands beyond the table's %ld slots"
-		       " (--comms)\n", (unsigned long long)dropped, env.comm_slots);
-	/* Back to name order for the next interval's lookups. */
-	qsort(cur->comms, cur->nr_comms, sizeof(*cur->comms), compare_comm);
-}
-
-static void print_summary_text(const long long *v, const __u64 *lifetimes, __u64 missed,
-			       double secs)
-{
-	printf("\nTotals over %.1f s%s:\n", secs, env.pid ? " (one process)" : "");
-	for (int f = 0; f < NR_FIELDS; f++) {
-		if (avail(f))
-			printf("  %-40s %12lld\n", fields[f].label, v[f]);
-		else
-			printf("  %-40s %12s\n", fields[f].label, "n/a");
-	}
-	if (missed)
-		printf("  %-40s %12llu\n", "events missed (BPF recursion)",
-		       (unsigned long long)missed);
-	if (env.lifetimes) {
-		printf("\nP4D table lifetimes (allocated and freed while tracing):\n");
-		if (!avail(F_P4D_LIVE))
-			printf("  n/a: needs pgtable:p4d_alloc and pgtable:p4d_free\n");
-		else if (!histogram_print_log2(stdout, lifetimes, P4DSTAT_HIST_SLOTS, "usecs"))
-			printf("  none\n");
-	}
-}
-
-/* ---- JSON output ---- */
-
-static void json_add_u64(struct json_object *obj, const char *key, __u64 value)
-{
-	json_object_object_add(obj, key, json_object_new_int64((int64_t)value));
-}
-
-/* A number with a fixed number of decimals, as written (json-c keeps the text). */
-static struct json_object *json_fixed(double value, int decimals)
-{
-	char text[64];
-
-	snprintf(text, sizeof(text), "%.*f", decimals, value);
-	return json_object_new_double_s(value, text);
-}
-
-static struct json_object *json_comms(struct snapshot *cur)
-{
-	struct json_object *list = json_object_new_array();
-
-	for (size_t i = 0; i < cur->nr_comms; i++) {
-		const struct p4dstat_comm_counts *c = &cur->comms[i].delta;
-		struct json_object *row;
-
-		if (!comm_weight(c))
-			continue;
-		row = json_object_new_object();
-		json_object_object_add(row, "comm", json_object_new_string(cur->comms[i].comm));
-		json_add_u64(row, "p4d_alloc", c->p4d_alloc);
-		json_add_u64(row, "p4d_freed", c->p4d_free);
-		json_add_u64(row, "tlb_flushes", c->tlb_flush);
-		json_add_u64(row, "tlb_kernel", c->tlb_kernel);
-		json_add_u64(row, "above47", c->above47);
-		json_add_u64(row, "above47_bytes", c->above47_bytes);
-		json_object_array_add(list, row);
-	}
-	return list;
-}
-
-static struct json_object *json_lifetimes(const __u64 *slots)
-{
-	struct json_object *list = json_object_new_array();
-
-	for (int i = 0; i < P4DSTAT_HIST_SLOTS; i++) {
-		struct json_object *bucket;
-		__u64 low, high;
-
-		if (!slots[i])
-			continue;
-		histogram_slot_range(i, &low, &high);
-		bucket = json_object_new_object();
-		json_add_u64(bucket, "usecs_low", low);
-		json_add_u64(bucket, "usecs_high", high);
-		json_add_u64(bucket, "count", slots[i]);
-		json_object_array_add(list, bucket);
-	}
-	return list;
-}
-
-struct report {
-	const long long *v;
-	struct snapshot *cur;
-	const __u64 *lifetimes;
-	double secs;
-	__u64 missed;
-	__u64 dropped;
-};
-
-static void print_json(const char *type, const struct report *r, bool totals)
-{
-	struct json_object *obj = json_object_new_object();
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	json_object_object_add(obj, "type", json_object_new_string(type));
-	json_object_object_add(obj, "ts", json_fixed(now.tv_sec + now.tv_nsec / 1e9, 3));
-	json_object_object_add(obj, totals ? "duration_s" : "interval_s", json_fixed(r->secs, 3));
-	if (env.pid)
-		json_object_object_add(obj, "pid", json_object_new_int(env.pid));
-	for (int f = 0; f < NR_FIELDS; f++)
-		json_object_object_add(obj, fields[f].key,
-				       avail(f) ? json_object_new_int64(r->v[f]) : NULL);
-	json_add_u64(obj, "missed", r->missed);
-	if (env.per_comm) {
-		json_object_object_add(obj, "comms", json_comms(r->cur));
-		json_add_u64(obj, "comms_dropped", r->dropped);
-	}
-	if (env.lifetimes)
-		json_object_object_add(obj, "lifetimes", avail(F_P4D_LIVE) ?
-				       json_lifetimes(r->lifetimes) : NULL);
-	puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(obj);
-}
-
-/* One interval's row, or the totals: text or JSON. */
-static void report(const struct report *r, bool totals)
-{
-	if (env.json) {
-		print_json(totals ? "summary" : "interval", r, totals);
-		return;
-	}
-	if (totals) {
-		print_summary_text(r->v, r->lifetimes, r->missed, r->secs);
-		if (env.per_comm)
-			print_comms(r->cur, r->dropped, TOP_COMMS);
-		return;
-	}
-	print_row(r->v);
-	if (env.causes)
-		print_causes(r->v);
-	if (env.per_comm)
-		print_comms(r->cur, r->dropped, TOP_COMMS);
-}
-
 /* ---- setup ---- */
 
 static bool privileged(void)
@@ -1120,8 +746,13 @@ int main(int argc, char **argv)
 		goto read_failed;
 	fprintf(stderr, "Tracing P4D tables, kernel syncs, TLB flushes and mappings above 47 "
 		"bits%s... Hit Ctrl-C to end.\n", env.pid ? " of one process" : "");
+	report_init(&(struct report_opts){
+		.timestamp = env.timestamp, .json = env.json, .causes = env.causes,
+		.per_comm = env.per_comm, .lifetimes = env.lifetimes, .pid = env.pid,
+		.comm_slots = env.comm_slots, .available = available,
+	});
 	if (!env.json)
-		print_header();
+		report_header();
 	fflush(stdout);
 
 	while (!exiting && (!env.count || done < env.count)) {
@@ -1140,7 +771,7 @@ int main(int argc, char **argv)
 		r.secs = seconds_between(&prev.when, &cur.when);
 		r.missed = cur.missed - prev.missed;
 		r.dropped = cur.counts.comm_dropped - prev.counts.comm_dropped;
-		report(&r, false);
+		report_print(&r, false);
 		fflush(stdout);
 		free_snapshot(&prev);
 		prev = cur;
@@ -1157,7 +788,7 @@ int main(int argc, char **argv)
 	r.secs = seconds_between(&start.when, &prev.when);
 	r.missed = prev.missed - start.missed;
 	r.dropped = prev.counts.comm_dropped - start.counts.comm_dropped;
-	report(&r, true);
+	report_print(&r, true);
 	err = 0;
 	goto cleanup;
 

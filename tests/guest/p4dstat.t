@@ -227,6 +227,10 @@ def tracefs(name, path, pid):
         keys = [ev]
         if ev == "p4d_alloc":
             keys.append(f"p4d_alloc_kernel={kv['kernel']}")
+        elif ev == "tlb_flush":
+            # "pages:N reason:NAME (R)": a flush when pages != 0, by reason number R
+            pages = next(w for w in words if w.startswith("pages:"))
+            keys.append("tlb_noop" if pages == "pages:0" else "tlb_" + words[-1].strip("()"))
         elif ev == "kernel_pgd_sync":
             counts["sync_copied"] = counts.get("sync_copied", 0) + int(kv["copied"])
         for k in keys:
@@ -318,12 +322,14 @@ exec {tlb_fd}<>"$tmp/tlb.fifo"
 tlb=$!
 bg+=("$tlb")
 read -r -t 60 -u "$tlb_fd" tlb_ready
+trace_start p4dstat-tlb tlb/tlb_flush
 start_p4dstat tlb -j -p $tlb 3600
 started tlb
 open_gate tlb
 # A blocking read: no wakeup of this shell while the munmaps run.
 read -r -t 60 -u "$tlb_fd" tlb_done
 stop_p4dstat tlb
+trace_stop p4dstat-tlb "$tmp/events-tlb"
 open_gate tlb
 wait $tlb
 tlb_rc=$?
@@ -385,6 +391,8 @@ for r in "${!p4d_pid[@]}"; do
 done
 jobs+=("agree|ptext|$tmp/ptext.out|$tmp/parent.out"
 	"tracefs|tracek|$tmp/events-kernel|$ksub" "ftrace|ftrace|$tmp/ftrace|$ksub")
+# tlbshoot's threads are tasks of their own in tracefs: the spinner is the main PID + 1.
+jobs+=("tracefs|tracet|$tmp/events-tlb|$tlb" "tracefs|tracet1|$tmp/events-tlb|$((tlb + 1))")
 gather "${jobs[@]}"
 for r in "${!p4d_pid[@]}"; do
 	[ "$r" = ptext ] || expect "$r" json_error "" "every line parses as JSON, intervals add up"
@@ -478,16 +486,20 @@ is "tlbshoot: ready, then $M munmaps, exit 0" "${tlb_ready%% *} $tlb_done $tlb_r
 	"ready done unmapped=$M 0"
 # Each munmap() of a touched page: one shootdown sent (native_flush_tlb_multi), one
 # flush of the range on the unmapping CPU. CPU 1, where the other thread spins in the
-# mm, flushes on receiving it, unless the kernel skipped it as documented in
-# arch/x86/mm/tlb.c: a lazy CPU or one that switched to another mm (should_flush_tlb(),
-# flush_tlb_func()), or one already up to date (a flush of 0 pages, not counted); a
-# kernel thread or this test's own wakeup can take CPU 1 for a moment.
+# mm, flushes on receiving it unless the kernel skips it, as arch/x86/mm/tlb.c
+# documents: a lazy CPU or one that switched to another mm (should_flush_tlb(),
+# flush_tlb_func()), or one already up to date (a flush of 0 pages, not a flush). How
+# often CPU 1 was elsewhere the layout cannot say (3 to 20 of 20 received, seen here),
+# so RECV is held to the bound and to tlb:tlb_flush with pages != 0 in tracefs.
 expect tlb tlb_shootdown_sent $M "one per munmap"
 expect tlb tlb_local_mm_shootdown $M "the unmapping CPU's own"
 val tlb:tlb_shootdown_received
 received=$v
-check "tlb: shootdowns received ($received) <= sent ($M), and most of them (> $((M / 2)))" \
-	test "$received" -le $M -a "$received" -gt $((M / 2))
+check "tlb: shootdowns received ($received) <= sent ($M)" test "$received" -le $M
+val tracet:tlb_1
+want=$v
+val tracet1:tlb_1
+expect tlb tlb_shootdown_received $((want + v)) "tracefs: remote shootdown, pages != 0"
 val tlb:tlb_task_switch
 switches=$v
 val tlb:tlb_local_shootdown
