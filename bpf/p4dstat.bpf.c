@@ -4,12 +4,13 @@
  * mappings above 47 bits.
  *
  * Several programs feed the same counter, one per kind of probe: the series' tracepoints
- * (tp_btf), then fentry/fexit, then kprobes. User space probes the running kernel and
- * autoloads one program per counter group (see choose_sources() in p4dstat.c).
+ * (tp_btf), then fentry/fexit, then kprobes. User space loads and attaches one program
+ * set per counter group, falling back kind by kind (probe.c); all share these maps.
  *
  * Hot path: a per-CPU array, atomic adds (a nested program on the same CPU, e.g. a TLB
- * shootdown IPI, cannot lose an update), no locks. Only -C looks up a per-CPU hash by
- * command name, and inserts under the map's bucket lock once per new command.
+ * shootdown IPI, cannot lose an update), no locks. The tracepoint path also remembers
+ * each installed table in a hash keyed by the table's address, so that a free pairs with
+ * its allocation: that is what makes LIVE exact and gives the lifetime histogram.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,13 +22,14 @@
 #define EEXIST	17	/* errno values (vmlinux.h has no macros) */
 #define EINVAL	22
 
+#define KERNEL_HALF	(1UL << 63)	/* x86-64: kernel addresses have bit 63 set */
+/* P4D tables exist only with 5 levels, where one PGD entry maps 256 TiB. */
+#define PGDIR_SIZE	(1UL << P4D_PGDIR_SHIFT_L5)
+
 /* Set by user space before load. */
 const volatile __u32 targ_tgid;			/* -p: count only this process */
 const volatile bool per_comm;			/* -C */
 const volatile __u64 task_size_max;		/* TASK_SIZE_MAX of the booted paging mode */
-
-/* The kernel's mm; untyped, so libbpf takes its address from kallsyms (no BTF var). */
-extern const void init_mm __ksym;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -35,6 +37,41 @@ struct {
 	__type(key, __u32);
 	__type(value, struct p4dstat_counts);
 } counts SEC(".maps");
+
+/*
+ * Set by user space once every group is attached: nothing counts, and no table is
+ * remembered, before, so the counters and the table map start at the same instant.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} armed SEC(".maps");
+
+/* Tables allocated since start and not yet freed: one shared word, read atomically. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s64);
+} live SEC(".maps");
+
+/* Installed tables by address, until freed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, P4DSTAT_TABLES_MAX);
+	__type(key, __u64);
+	__type(value, struct p4dstat_table);
+} tables SEC(".maps");
+
+/* -L: lifetimes of paired tables, log2(usecs) buckets. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, P4DSTAT_HIST_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} lifetimes SEC(".maps");
 
 /* -C: user space sets max_entries (--comms); full means dropped, never evicted. */
 struct {
@@ -46,133 +83,263 @@ struct {
 
 #define add(field, n)	__sync_fetch_and_add(&(field), (n))
 
-static __always_inline struct p4dstat_counts *traced(void)
+static __always_inline struct p4dstat_counts *counters(void)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, *on = bpf_map_lookup_elem(&armed, &zero);
 
-	if (targ_tgid && bpf_get_current_pid_tgid() >> 32 != targ_tgid)
+	if (!on || !*on)
 		return NULL;
 	return bpf_map_lookup_elem(&counts, &zero);
 }
 
-/* The current command's -C slot, created on first use; NULL without -C or when full. */
-static __always_inline struct p4dstat_comm_counts *comm_slot(struct p4dstat_counts *c)
+static __always_inline bool current_is_target(void)
+{
+	return !targ_tgid || bpf_get_current_pid_tgid() >> 32 == targ_tgid;
+}
+
+/* Counters for an event of the current task (TLB, placements, syncs), NULL if filtered. */
+static __always_inline struct p4dstat_counts *traced(void)
+{
+	return current_is_target() ? counters() : NULL;
+}
+
+static __always_inline bool in_execve(struct task_struct *task)
+{
+	return BPF_CORE_READ_BITFIELD_PROBED(task, in_execve);
+}
+
+/*
+ * execve() builds the new mm's argument stack at the top of the user address space
+ * before it loads the binary (copy_strings(), still in the old mm and before
+ * current->in_execve is set): a table for the top PGD slot of a foreign mm that holds
+ * one mapping. A fork's child mm also has one mapping when its first table is copied,
+ * but that is its lowest mapping, never one in the top slot.
+ */
+static __always_inline bool exec_stack_table(struct mm_struct *mm, unsigned long address)
+{
+	__u64 top_slot = (task_size_max - 1) & ~(PGDIR_SIZE - 1);
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return address == top_slot && mm != task->mm && BPF_CORE_READ(mm, map_count) == 1;
+}
+
+/*
+ * -p: is MM the target process's address space? Its own (mm == current->mm), the one
+ * execve() builds for it, and at exit or exec the one it leaves (in_execve, or no mm at
+ * all). A fork's child mm is built by the parent, but is the child's. Not seen: tables
+ * another process puts in the target's mm (ptrace, process_vm_writev), a rare case.
+ */
+static __always_inline bool mm_of_target(struct mm_struct *mm, unsigned long address,
+					 bool freeing)
+{
+	struct task_struct *task;
+	struct mm_struct *own;
+
+	if (!targ_tgid)
+		return true;
+	if (bpf_get_current_pid_tgid() >> 32 != targ_tgid)
+		return false;
+	task = bpf_get_current_task_btf();
+	own = task->mm;
+	if (mm == own || in_execve(task))
+		return true;
+	return freeing ? !own : exec_stack_table(mm, address);
+}
+
+/* The -C slot of COMM, created on first use; NULL without -C or when full. */
+static __always_inline struct p4dstat_comm_counts *comm_slot(struct p4dstat_counts *c,
+							     struct p4dstat_comm_key *key)
 {
 	static const struct p4dstat_comm_counts zero;
 	struct p4dstat_comm_counts *slot;
-	struct p4dstat_comm_key key = {};	/* bytes after the name are part of the key */
 	long err;
 
 	if (!per_comm)
 		return NULL;
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	slot = bpf_map_lookup_elem(&comms, &key);
+	slot = bpf_map_lookup_elem(&comms, key);
 	if (slot)
 		return slot;
-	err = bpf_map_update_elem(&comms, &key, &zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(&comms, key, &zero, BPF_NOEXIST);
 	if (err && err != -EEXIST) {	/* EEXIST: another CPU inserted it first */
 		add(c->comm_dropped, 1);
 		return NULL;
 	}
-	return bpf_map_lookup_elem(&comms, &key);
+	return bpf_map_lookup_elem(&comms, key);
 }
 
-static __always_inline void count_p4d_alloc(struct p4dstat_counts *c, struct mm_struct *mm)
+static __always_inline struct p4dstat_comm_counts *current_comm_slot(struct p4dstat_counts *c)
+{
+	struct p4dstat_comm_key key = {};	/* bytes after the name are part of the key */
+
+	if (!per_comm)
+		return NULL;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	return comm_slot(c, &key);
+}
+
+static __always_inline enum p4dstat_cause cause_of(struct mm_struct *mm,
+						   unsigned long address)
+{
+	if (address & KERNEL_HALF)
+		return P4DSTAT_CAUSE_KERNEL;
+	if (address < PGDIR_SIZE)
+		return P4DSTAT_CAUSE_FIRST;
+	if (exec_stack_table(mm, address))
+		return P4DSTAT_CAUSE_EXEC_STACK;
+	return P4DSTAT_CAUSE_HIGH;
+}
+
+static __always_inline void count_installed(struct p4dstat_counts *c, unsigned long address,
+					    struct p4dstat_comm_key *owner)
 {
 	struct p4dstat_comm_counts *slot;
 
-	if ((const void *)mm == &init_mm)
+	if (address & KERNEL_HALF)
 		add(c->p4d_alloc_kernel, 1);
 	else
 		add(c->p4d_alloc_user, 1);
-	slot = comm_slot(c);
+	slot = comm_slot(c, owner);
 	if (slot)
 		add(slot->p4d_alloc, 1);
 }
 
-static __always_inline void count_p4d_free(void)
+static __always_inline void count_free(struct p4dstat_counts *c, struct p4dstat_comm_key *owner)
 {
-	struct p4dstat_counts *c = traced();
 	struct p4dstat_comm_counts *slot;
 
-	if (!c)
-		return;
 	add(c->p4d_free, 1);
-	slot = comm_slot(c);
+	slot = comm_slot(c, owner);
 	if (slot)
 		add(slot->p4d_free, 1);
 }
 
-static __always_inline void count_above47(struct p4dstat_counts *c, unsigned long len)
+static __always_inline void add_live(__s64 n)
 {
-	struct p4dstat_comm_counts *slot;
+	__u32 zero = 0;
+	__s64 *v = bpf_map_lookup_elem(&live, &zero);
 
-	add(c->gua_above47, 1);
-	add(c->gua_above47_bytes, len);
-	slot = comm_slot(c);
-	if (slot) {
-		add(slot->above47, 1);
-		add(slot->above47_bytes, len);
+	if (v)
+		__sync_fetch_and_add(v, n);
+}
+
+static __always_inline __u32 log2_slot(__u64 v)
+{
+	__u32 slot = 0;
+
+	/* Bounded for the verifier: at most 64 halvings. */
+	for (int i = 0; i < 64 && v > 1; i++) {
+		v >>= 1;
+		slot++;
 	}
+	return slot < P4DSTAT_HIST_SLOTS ? slot : P4DSTAT_HIST_SLOTS - 1;
 }
 
-static __always_inline void count_kernel_flush(struct p4dstat_counts *c, __u64 *field)
-{
-	struct p4dstat_comm_counts *slot;
+/* ---- P4D table allocations and frees: the series' tracepoints ---- */
 
-	add(*field, 1);
-	slot = comm_slot(c);
-	if (slot)
-		add(slot->tlb_kernel, 1);
-}
-
-/* ---- P4D table allocations ---- */
-
-/* pgtable:p4d_alloc: patch 1 of p4dscope's series. */
+/* pgtable:p4d_alloc: patch 1 of p4dscope's series. ADDRESS is the region's start. */
 SEC("tp_btf/p4d_alloc")
 int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, p4d_t *p4d,
 	     enum p4d_alloc_outcome outcome)
 {
-	struct p4dstat_counts *c = traced();
+	struct p4dstat_counts *c;
+	struct p4dstat_table table = {};
+	__u64 key = (__u64)p4d;
 
-	if (!c)
+	if (!mm_of_target(mm, address, false) || !(c = counters()))
 		return 0;
-	if (outcome == bpf_core_enum_value(enum p4d_alloc_outcome, P4D_ALLOC_INSTALLED))
-		count_p4d_alloc(c, mm);
-	else if (outcome == bpf_core_enum_value(enum p4d_alloc_outcome, P4D_ALLOC_RACED))
+	if (outcome == bpf_core_enum_value(enum p4d_alloc_outcome, P4D_ALLOC_RACED)) {
 		add(c->p4d_raced, 1);
-	else
+		return 0;
+	}
+	if (outcome != bpf_core_enum_value(enum p4d_alloc_outcome, P4D_ALLOC_INSTALLED)) {
 		add(c->p4d_nomem, 1);
+		return 0;
+	}
+	/*
+	 * -C charges the table to the command running now: the mm's own, or for a fork
+	 * the parent's, whose name the child carries until it execs.
+	 */
+	bpf_get_current_comm(table.owner.comm, sizeof(table.owner.comm));
+	count_installed(c, address, &table.owner);
+	add(c->p4d_cause[cause_of(mm, address)], 1);
+	table.born_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&tables, &key, &table, BPF_ANY))
+		add(c->p4d_untracked, 1);
+	else
+		add_live(1);
 	return 0;
 }
 
-/*
- * Without the series: __p4d_alloc() returns 0 for an installed table and for one that
- * lost the race (freed inline by p4d_free(), nothing to probe), -ENOMEM otherwise.
- */
+/* pgtable:p4d_free: patch 1; only installed tables, so every free has an allocation. */
+SEC("tp_btf/p4d_free")
+int BPF_PROG(p4d_free_tp, struct mm_struct *mm, unsigned long address, p4d_t *p4d)
+{
+	struct p4dstat_counts *c = counters();
+	struct p4dstat_table *table;
+	struct p4dstat_comm_key owner = {};
+	__u64 key = (__u64)p4d, usecs;
+	__u32 slot;
+	__u64 *bucket;
+
+	if (!c)
+		return 0;
+	table = bpf_map_lookup_elem(&tables, &key);
+	if (!table) {
+		/* Older than the trace (or not remembered): its own column, never LIVE. */
+		if (!mm_of_target(mm, address, true))
+			return 0;
+		bpf_get_current_comm(owner.comm, sizeof(owner.comm));
+		add(c->p4d_free_old, 1);
+		count_free(c, &owner);
+		return 0;
+	}
+	owner = table->owner;
+	usecs = (bpf_ktime_get_ns() - table->born_ns) / 1000;
+	/* Only the program that deletes the entry accounts for it. */
+	if (bpf_map_delete_elem(&tables, &key))
+		return 0;
+	add_live(-1);
+	count_free(c, &owner);
+	slot = log2_slot(usecs);
+	bucket = bpf_map_lookup_elem(&lifetimes, &slot);
+	if (bucket)
+		add(*bucket, 1);
+	return 0;
+}
+
+/* ---- the same without the series: neither tells a lost race from an install ---- */
+
+/* __p4d_alloc() returns 0 for an installed table and for a raced one, -ENOMEM else. */
 SEC("fexit/__p4d_alloc")
 int BPF_PROG(p4d_alloc_fexit, struct mm_struct *mm, pgd_t *pgd, unsigned long address,
 	     int ret)
 {
-	struct p4dstat_counts *c = traced();
+	struct p4dstat_counts *c;
+	struct p4dstat_comm_key owner = {};
 
-	if (!c)
+	/* The raw faulting address: align it as the tracepoint does. */
+	if (!mm_of_target(mm, address & ~(PGDIR_SIZE - 1), false) || !(c = counters()))
 		return 0;
-	if (ret)
+	if (ret) {
 		add(c->p4d_nomem, 1);
-	else
-		count_p4d_alloc(c, mm);
+		return 0;
+	}
+	bpf_get_current_comm(owner.comm, sizeof(owner.comm));
+	count_installed(c, address, &owner);
 	return 0;
 }
 
-/* kprobes: the call is counted on entry (mm is known only there), failures on return. */
+/* kprobes: the call is counted on entry (the arguments are known only there). */
 SEC("kprobe/__p4d_alloc")
-int BPF_KPROBE(p4d_alloc_kprobe, struct mm_struct *mm)
+int BPF_KPROBE(p4d_alloc_kprobe, struct mm_struct *mm, pgd_t *pgd, unsigned long address)
 {
-	struct p4dstat_counts *c = traced();
+	struct p4dstat_counts *c;
+	struct p4dstat_comm_key owner = {};
 
-	if (c)
-		count_p4d_alloc(c, mm);
+	if (!mm_of_target(mm, address & ~(PGDIR_SIZE - 1), false) || !(c = counters()))
+		return 0;
+	bpf_get_current_comm(owner.comm, sizeof(owner.comm));
+	count_installed(c, address, &owner);
 	return 0;
 }
 
@@ -186,28 +353,29 @@ int BPF_KRETPROBE(p4d_alloc_kretprobe, int ret)
 	return 0;
 }
 
-/* ---- P4D table frees ---- */
-
-/* pgtable:p4d_free: patch 1. */
-SEC("tp_btf/p4d_free")
-int BPF_PROG(p4d_free_tp)
+static __always_inline void count_free_fallback(struct mm_struct *mm)
 {
-	count_p4d_free();
-	return 0;
+	struct p4dstat_counts *c;
+	struct p4dstat_comm_key owner = {};
+
+	if (!mm_of_target(mm, 0, true) || !(c = counters()))
+		return;
+	bpf_get_current_comm(owner.comm, sizeof(owner.comm));
+	count_free(c, &owner);
 }
 
 /* ___p4d_free_tlb(): out of line in arch/x86/mm/pgtable.c when CONFIG_PGTABLE_LEVELS > 4. */
 SEC("fentry/___p4d_free_tlb")
-int BPF_PROG(p4d_free_fentry)
+int BPF_PROG(p4d_free_fentry, struct mmu_gather *tlb)
 {
-	count_p4d_free();
+	count_free_fallback(tlb->mm);
 	return 0;
 }
 
 SEC("kprobe/___p4d_free_tlb")
-int BPF_KPROBE(p4d_free_kprobe)
+int BPF_KPROBE(p4d_free_kprobe, struct mmu_gather *tlb)
 {
-	count_p4d_free();
+	count_free_fallback(BPF_CORE_READ(tlb, mm));
 	return 0;
 }
 
@@ -254,6 +422,19 @@ int BPF_KPROBE(sync_kprobe)
 static __always_inline bool is_err_value(unsigned long x)
 {
 	return x >= (unsigned long)-4095;	/* IS_ERR_VALUE() */
+}
+
+static __always_inline void count_above47(struct p4dstat_counts *c, unsigned long len)
+{
+	struct p4dstat_comm_counts *slot;
+
+	add(c->gua_above47, 1);
+	add(c->gua_above47_bytes, len);
+	slot = current_comm_slot(c);
+	if (slot) {
+		add(slot->above47, 1);
+		add(slot->above47_bytes, len);
+	}
 }
 
 /* mmap:x86_get_unmapped_area: patches 4 and 5. Window and outcome as its TP_fast_assign. */
@@ -318,7 +499,12 @@ int BPF_PROG(gua_vmflags_fexit, struct file *file, unsigned long addr, unsigned 
 
 /* ---- TLB flushes ---- */
 
-/* tlb:tlb_flush (x86 since 3.17; tp_btf since 5.5); it does not see kernel-range flushes. */
+/*
+ * tlb:tlb_flush (x86 since 3.17; tp_btf since 5.5). PAGES 0 means nothing was flushed:
+ * a task switch that found the TLB current, or a shootdown already caught up with. A
+ * shootdown shows once as sent (native_flush_tlb_multi(), on the initiating CPU, once per
+ * call whatever the number of targets) and once per CPU that flushed on receiving it.
+ */
 SEC("tp_btf/tlb_flush")
 int BPF_PROG(tlb_flush_tp, int reason, unsigned long pages)
 {
@@ -327,51 +513,61 @@ int BPF_PROG(tlb_flush_tp, int reason, unsigned long pages)
 
 	if (!c || reason < 0 || reason >= P4DSTAT_TLB_REASONS)
 		return 0;
+	if (!pages) {
+		add(c->tlb_noop, 1);
+		return 0;
+	}
 	add(c->tlb_flush[reason], 1);
-	slot = comm_slot(c);
+	if (reason == P4DSTAT_TLB_SHOOTDOWN_SENT)
+		return 0;	/* a request: the flushes are the receivers' */
+	slot = current_comm_slot(c);
 	if (slot)
 		add(slot->tlb_flush, 1);
 	return 0;
+}
+
+static __always_inline void count_kernel_flush(bool whole)
+{
+	struct p4dstat_counts *c = traced();
+	struct p4dstat_comm_counts *slot;
+
+	if (!c)
+		return;
+	if (whole)
+		add(c->tlb_all, 1);
+	else
+		add(c->tlb_kernel_range, 1);
+	slot = current_comm_slot(c);
+	if (slot)
+		add(slot->tlb_kernel, 1);
 }
 
 /* Kernel-range flushes: x86's flush_tlb_kernel_range() and flush_tlb_all(). */
 SEC("fentry/flush_tlb_kernel_range")
 int BPF_PROG(tlb_kernel_range_fentry)
 {
-	struct p4dstat_counts *c = traced();
-
-	if (c)
-		count_kernel_flush(c, &c->tlb_kernel_range);
+	count_kernel_flush(false);
 	return 0;
 }
 
 SEC("fentry/flush_tlb_all")
 int BPF_PROG(tlb_all_fentry)
 {
-	struct p4dstat_counts *c = traced();
-
-	if (c)
-		count_kernel_flush(c, &c->tlb_all);
+	count_kernel_flush(true);
 	return 0;
 }
 
 SEC("kprobe/flush_tlb_kernel_range")
 int BPF_KPROBE(tlb_kernel_range_kprobe)
 {
-	struct p4dstat_counts *c = traced();
-
-	if (c)
-		count_kernel_flush(c, &c->tlb_kernel_range);
+	count_kernel_flush(false);
 	return 0;
 }
 
 SEC("kprobe/flush_tlb_all")
 int BPF_KPROBE(tlb_all_kprobe)
 {
-	struct p4dstat_counts *c = traced();
-
-	if (c)
-		count_kernel_flush(c, &c->tlb_all);
+	count_kernel_flush(true);
 	return 0;
 }
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * p4dstat: P4D page-table allocations and frees, kernel top-level syncs, TLB flushes and
- * mappings above 47 bits, per interval. Modelled on bcc's libbpf-tools.
+ * p4dstat: P4D page-table allocations and frees and why each table exists, kernel
+ * top-level syncs, TLB flushes and mappings above 47 bits, per interval. Modelled on
+ * bcc's libbpf-tools.
  *
  * Counters come from the tracepoints of p4dscope's kernel series where the kernel has
  * them, else from fentry/fexit or kprobes on the functions they live in, else they read
- * n/a; -v says which probe feeds what. The BPF side keeps cumulative per-CPU counters;
- * each row is the difference between two readings, so rows add up to the totals.
+ * n/a; probe.c tries each way for real, and -v says which one feeds what. The BPF side
+ * keeps cumulative per-CPU counters; each row is the difference between two readings,
+ * so rows add up to the totals. LIVE is one shared word: tables allocated since start
+ * that are still live, paired by table address in the BPF side.
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -23,26 +26,24 @@
 #include <linux/capability.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "p4dstat.h"
 #include "p4dstat.skel.h"
-#include "trace_helpers.h"
+#include "probe.h"
+#include "report.h"
 
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
-#define TOP_COMMS	10	/* rows of the -C table printed per interval */
-
-/* Kinds of probe, best first; --probes caps the best one allowed. */
-enum probe_kind { KIND_TRACEPOINT, KIND_FENTRY, KIND_KPROBE, KIND_NONE };
-static const char *const kind_names[] = { "tracepoint", "fentry", "kprobe", "none" };
+#define P4DSTAT_VERSION	"2.0"
 
 static struct env {
 	bool timestamp;
 	bool json;
 	bool per_comm;
+	bool causes;		/* -c: a cause line after each row */
+	bool lifetimes;		/* -L: lifetime histogram with the totals */
 	int verbose;		/* -v: sources and libbpf's notes; -vv: libbpf's debug too */
 	pid_t pid;
 	long interval;
@@ -52,31 +53,36 @@ static struct env {
 } env = {
 	.interval = 1,
 	.comm_slots = P4DSTAT_COMMS_DEFAULT,
-	.best_kind = KIND_TRACEPOINT,
+	.best_kind = PROBE_TRACEPOINT,
 };
 
 static volatile sig_atomic_t exiting;
 
+const char *argp_program_version = "p4dstat " P4DSTAT_VERSION " (p4dscope)";
+
 static const char argp_doc[] =
-"Count P4D page-table allocations and frees, kernel top-level page-table syncs,\n"
-"TLB flushes and mappings above 47 bits (x86-64 five-level paging).\n"
+"Count P4D page-table allocations and frees and why each table exists, kernel\n"
+"top-level page-table syncs, TLB flushes and mappings above 47 bits (x86-64\n"
+"five-level paging).\n"
 "\n"
-"USAGE: p4dstat [-T] [-j] [-p PID] [-C] [-v] [interval [count]]\n"
+"USAGE: p4dstat [-T] [-j] [-p PID] [-C] [-c] [-L] [-v] [interval [count]]\n"
 "\n"
 "EXAMPLES:\n"
 "    p4dstat            # a row every second; totals on Ctrl-C\n"
 "    p4dstat 5 3        # three 5-second rows, then the totals\n"
+"    p4dstat -c -L      # why each table exists; lifetimes at the end\n"
 "    p4dstat -T -C      # timestamps, and the busiest commands after each row\n"
-"    p4dstat -p 181     # only process 181 (its threads, not its children)\n"
+"    p4dstat -p 181     # only process 181's address space and threads\n"
 "    p4dstat -j 1 10    # ten rows as JSON, one object per line\n"
 "    p4dstat -v         # say which probe feeds each counter\n"
 "\v"
-"Row columns: P4D tables allocated for processes (USER) and for the\n"
-"kernel (KERN), lost to a race (RACE), failed (NOMEM), freed (FREED),\n"
-"live since start (LIVE); kernel top-level syncs (SYNC) and the entries\n"
-"they copied (COPY); TLB flushes (TLB), kernel-range flushes (KTLB);\n"
-"placements above 47 bits (MAP47) and their KiB (KB47). n/a: this kernel\n"
-"offers no probe for that counter (-v says which probe feeds which).\n"
+"Row columns: P4D tables installed in processes' page tables (USER), lost\n"
+"to a race (RACE), freed (FREED), freed but allocated before p4dstat started\n"
+"(OLD, part of FREED), allocated since start and still live (LIVE); kernel\n"
+"top-level syncs (SYNC); TLB flushes a CPU did for itself (FLUSH), remote\n"
+"shootdowns sent (SENT) and flushes done on receiving one (RECV), kernel-range\n"
+"flushes (KTLB); placements above 47 bits (MAP47) and their KiB (KB47).\n"
+"n/a: this kernel offers no probe for that counter (p4dstat says why).\n"
 "Exit status: 0, 1 for a runtime error, 2 for a usage error.";
 
 enum { OPT_COMMS = 256, OPT_PROBES };
@@ -84,14 +90,17 @@ enum { OPT_COMMS = 256, OPT_PROBES };
 static const struct argp_option argp_opts[] = {
 	{ "timestamp", 'T', NULL, 0, "Start each row with the time", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per interval, then the totals", 0 },
-	{ "pid", 'p', "PID", 0, "Count only what process PID does", 0 },
+	{ "pid", 'p', "PID", 0, "Count only process PID: its address space and threads", 0 },
 	{ "comm", 'C', NULL, 0, "Per-command table after each row", 0 },
 	{ "comms", OPT_COMMS, "N", 0, "Commands the -C table holds (default 256)", 0 },
+	{ "causes", 'c', NULL, 0, "After each row, why the tables exist", 0 },
+	{ "lifetimes", 'L', NULL, 0, "Histogram of P4D table lifetimes with the totals", 0 },
 	{ "probes", OPT_PROBES, "KIND", 0,
 	  "Best probe kind to use: tracepoint (default), fentry or kprobe", 0 },
 	{ "verbose", 'v', NULL, 0,
 	  "Say which probe feeds each counter, show libbpf's messages (-vv: debug too)", 0 },
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	{ "version", 'V', NULL, 0, "Show the version", 0 },
 	{},
 };
 
@@ -151,9 +160,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'C':
 		env.per_comm = true;
 		break;
+	case 'c':
+		env.causes = true;
+		break;
+	case 'L':
+		env.lifetimes = true;
+		break;
 	case 'v':
 		env.verbose++;
 		break;
+	case 'V':
+		printf("%s\n", argp_program_version);
+		exit(0);
 	case 'p':
 		env.pid = parse_positive(arg, "PID", INT_MAX);
 		break;
@@ -161,10 +179,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.comm_slots = parse_positive(arg, "--comms", 65536);
 		break;
 	case OPT_PROBES:
-		for (env.best_kind = KIND_TRACEPOINT; env.best_kind < KIND_NONE; env.best_kind++)
-			if (!strcmp(arg, kind_names[env.best_kind]))
+		for (env.best_kind = 0; env.best_kind < PROBE_KINDS; env.best_kind++)
+			if (!strcmp(arg, probe_kind_names[env.best_kind]))
 				break;
-		if (env.best_kind == KIND_NONE)
+		if (env.best_kind == PROBE_KINDS)
 			usage_error("bad --probes '%s': want tracepoint, fentry or kprobe", arg);
 		break;
 	case 'h':
@@ -209,254 +227,212 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-/* ---- what each counter is, and whether this kernel can feed it ---- */
+/* ---- which counters this kernel can feed (report.h lists them) ---- */
 
-enum field {
-	F_P4D_USER, F_P4D_KERNEL, F_P4D_RACED, F_P4D_NOMEM, F_P4D_FREED, F_P4D_LIVE,
-	F_SYNC_CALLS, F_SYNC_COPIED, F_SYNC_VISITED,
-	F_TLB_TASK_SWITCH, F_TLB_REMOTE_SHOOTDOWN, F_TLB_LOCAL_SHOOTDOWN,
-	F_TLB_LOCAL_MM_SHOOTDOWN, F_TLB_REMOTE_SEND_IPI, F_TLB_TOTAL,
-	F_TLB_KERNEL_RANGE, F_TLB_ALL,
-	F_GUA_DEFAULT, F_GUA_FULL,
-	F_GUA_FIXED, F_GUA_HINT, F_GUA_SEARCH, F_GUA_FALLBACK, F_GUA_ENOMEM, F_GUA_EINVAL,
-	F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES, F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES,
-	NR_FIELDS
-};
+static __u64 available;		/* BIT(field) set: some probe feeds it */
 
-/* JSON key and summary label of each field; the README's JSON schema lists the same. */
-static const struct {
-	const char *key;
-	const char *label;
-} fields[NR_FIELDS] = {
-	[F_P4D_USER] = { "p4d_alloc_user", "P4D tables allocated, user" },
-	[F_P4D_KERNEL] = { "p4d_alloc_kernel", "P4D tables allocated, kernel" },
-	[F_P4D_RACED] = { "p4d_raced", "P4D tables lost to a race" },
-	[F_P4D_NOMEM] = { "p4d_nomem", "P4D allocations failed" },
-	[F_P4D_FREED] = { "p4d_freed", "P4D tables freed" },
-	[F_P4D_LIVE] = { "p4d_live", "P4D tables live (allocated - freed)" },
-	[F_SYNC_CALLS] = { "sync_calls", "kernel top-level syncs" },
-	[F_SYNC_COPIED] = { "sync_copied", "kernel top-level entries copied" },
-	[F_SYNC_VISITED] = { "sync_visited", "page tables visited by syncs" },
-	[F_TLB_TASK_SWITCH] = { "tlb_task_switch", "TLB flushes, task switch" },
-	[F_TLB_REMOTE_SHOOTDOWN] = { "tlb_remote_shootdown", "TLB flushes, remote shootdown" },
-	[F_TLB_LOCAL_SHOOTDOWN] = { "tlb_local_shootdown", "TLB flushes, local shootdown" },
-	[F_TLB_LOCAL_MM_SHOOTDOWN] = { "tlb_local_mm_shootdown",
-				       "TLB flushes, local mm shootdown" },
-	[F_TLB_REMOTE_SEND_IPI] = { "tlb_remote_send_ipi", "TLB flushes, remote send IPI" },
-	[F_TLB_TOTAL] = { "tlb_total", "TLB flushes, all reasons" },
-	[F_TLB_KERNEL_RANGE] = { "tlb_kernel_range", "kernel-range flushes" },
-	[F_TLB_ALL] = { "tlb_all", "flush_tlb_all calls" },
-	[F_GUA_DEFAULT] = { "gua_window_default", "placements, 47-bit window" },
-	[F_GUA_FULL] = { "gua_window_full", "placements, full window" },
-	[F_GUA_FIXED] = { "gua_fixed", "placements, MAP_FIXED" },
-	[F_GUA_HINT] = { "gua_hint", "placements, hint honoured" },
-	[F_GUA_SEARCH] = { "gua_search", "placements, searched" },
-	[F_GUA_FALLBACK] = { "gua_fallback", "placements, bottom-up fallback" },
-	[F_GUA_ENOMEM] = { "gua_enomem", "placements failed, ENOMEM" },
-	[F_GUA_EINVAL] = { "gua_einval", "placements failed, EINVAL" },
-	[F_GUA_ABOVE47] = { "gua_above47", "placements above 47 bits" },
-	[F_GUA_ABOVE47_BYTES] = { "gua_above47_bytes", "bytes placed above 47 bits" },
-	[F_MMAP_ABOVE47] = { "mmap_above47", "mmap() results above 47 bits" },
-	[F_MMAP_ABOVE47_BYTES] = { "mmap_above47_bytes", "mmap() bytes above 47 bits" },
-};
-
-static bool available[NR_FIELDS];
-
-/* Counter groups: each is fed by one probe choice. */
-enum group {
-	G_P4D_ALLOC, G_P4D_FREE, G_SYNC, G_GUA, G_TLB, G_TLB_KERNEL_RANGE, G_TLB_ALL, G_MMAP,
-	NR_GROUPS
-};
-
-static const char *const group_names[NR_GROUPS] = {
-	[G_P4D_ALLOC] = "P4D allocations",
-	[G_P4D_FREE] = "P4D frees",
-	[G_SYNC] = "kernel top-level syncs",
-	[G_GUA] = "get_unmapped_area",
-	[G_TLB] = "TLB flushes by reason",
-	[G_TLB_KERNEL_RANGE] = "kernel-range flushes",
-	[G_TLB_ALL] = "flush_tlb_all",
-	[G_MMAP] = "mmap() cross-check",
-};
-
-static struct {
-	enum probe_kind kind;
-	char source[160];	/* what -v prints */
-} sources[NR_GROUPS];
-
-#define MAX_PROGS	32	/* more than p4dstat.bpf.c has */
-static struct bpf_program *chosen[MAX_PROGS];
-static int nr_chosen;
-
-static void use(enum group g, enum probe_kind kind, const char *source,
-		struct bpf_program *prog, struct bpf_program *prog2)
+static bool avail(enum field f)
 {
-	sources[g].kind = kind;
-	snprintf(sources[g].source, sizeof(sources[g].source), "%s", source);
-	bpf_program__set_autoload(prog, true);
-	chosen[nr_chosen++] = prog;
-	if (prog2) {
-		bpf_program__set_autoload(prog2, true);
-		chosen[nr_chosen++] = prog2;
-	}
+	return available & BIT(f);
 }
 
-static void mark(enum field first, enum field last)
+/* A way of feeding a group, and the fields it feeds. */
+struct source {
+	struct probe_way way;
+	__u64 feeds;
+};
+
+#define WAY(k, p1, p2, text)	{ .kind = (k), .progs = { (p1), (p2) }, .what = (text) }
+#define MAX_WAYS	3
+
+/* Counter groups: each is fed by the first of its ways that attaches. */
+static const struct group {
+	const char *name;
+	const char *missing;	/* why the best way fails on a kernel without it */
+	struct source ways[MAX_WAYS];
+} groups[] = {
+	{ "P4D allocations", "no pgtable:p4d_alloc: kernel without p4dscope's series", {
+		/* pgtable:p4d_alloc: patch 1 of p4dscope's series. */
+		{ WAY(PROBE_TRACEPOINT, "p4d_alloc_tp", NULL, "tp_btf pgtable:p4d_alloc"),
+		  BITS(F_P4D_USER, F_P4D_NOMEM) | BITS(F_CAUSE_FIRST, F_CAUSE_KERNEL) },
+		/* __p4d_alloc(): mm/memory.c since the P4D level (4.11); fexit since 5.5. */
+		{ WAY(PROBE_FENTRY, "p4d_alloc_fexit", NULL,
+		      "fexit __p4d_alloc (a table lost to a race counts as installed)"),
+		  BITS(F_P4D_USER, F_P4D_KERNEL) | BIT(F_P4D_NOMEM) },
+		{ WAY(PROBE_KPROBE, "p4d_alloc_kprobe", "p4d_alloc_kretprobe",
+		      "kprobe+kretprobe __p4d_alloc (installed counts calls)"),
+		  BITS(F_P4D_USER, F_P4D_KERNEL) | BIT(F_P4D_NOMEM) },
+	} },
+	{ "P4D frees", "no pgtable:p4d_free: kernel without p4dscope's series", {
+		/* pgtable:p4d_free: patch 1. */
+		{ WAY(PROBE_TRACEPOINT, "p4d_free_tp", NULL, "tp_btf pgtable:p4d_free"),
+		  BITS(F_P4D_FREED, F_P4D_FREED_OLD) },
+		/* ___p4d_free_tlb(): arch/x86/mm/pgtable.c, out of line with 5 levels. */
+		{ WAY(PROBE_FENTRY, "p4d_free_fentry", NULL, "fentry ___p4d_free_tlb"),
+		  BIT(F_P4D_FREED) },
+		{ WAY(PROBE_KPROBE, "p4d_free_kprobe", NULL, "kprobe ___p4d_free_tlb"),
+		  BIT(F_P4D_FREED) },
+	} },
+	{ "kernel top-level syncs", "no pgtable:kernel_pgd_sync: kernel without the series", {
+		/* pgtable:kernel_pgd_sync: patch 2. */
+		{ WAY(PROBE_TRACEPOINT, "kernel_pgd_sync_tp", NULL,
+		      "tp_btf pgtable:kernel_pgd_sync"), BITS(F_SYNC_CALLS, F_SYNC_VISITED) },
+		/* sync_global_pgds(): arch/x86/mm/init_64.c; calls only. */
+		{ WAY(PROBE_FENTRY, "sync_fentry", NULL, "fentry sync_global_pgds (calls only)"),
+		  BIT(F_SYNC_CALLS) },
+		{ WAY(PROBE_KPROBE, "sync_kprobe", NULL, "kprobe sync_global_pgds (calls only)"),
+		  BIT(F_SYNC_CALLS) },
+	} },
+	{ "get_unmapped_area", "no mmap:x86_get_unmapped_area: kernel without the series", {
+		/* mmap:x86_get_unmapped_area: patches 4 and 5. */
+		{ WAY(PROBE_TRACEPOINT, "gua_tp", NULL, "tp_btf mmap:x86_get_unmapped_area"),
+		  BITS(F_GUA_DEFAULT, F_GUA_ABOVE47_BYTES) },
+		/* get_unmapped_area(): mm/mmap.c, every placement; until 6.9. */
+		{ WAY(PROBE_FENTRY, "gua_fexit", NULL,
+		      "fexit get_unmapped_area (above 47 bits only)"),
+		  BITS(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES) },
+		/* Since 6.10 the out-of-line function is __get_unmapped_area(). */
+		{ WAY(PROBE_FENTRY, "gua_vmflags_fexit", NULL,
+		      "fexit __get_unmapped_area (above 47 bits only)"),
+		  BITS(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES) },
+	} },
+	{ "TLB flushes by reason", "no tlb:tlb_flush in this kernel", {
+		/* tlb:tlb_flush: x86 since 3.17, as tp_btf since 5.5. */
+		{ WAY(PROBE_TRACEPOINT, "tlb_flush_tp", NULL, "tp_btf tlb:tlb_flush"),
+		  BITS(F_TLB_TASK_SWITCH, F_TLB_NOOP) },
+	} },
+	{ "kernel-range flushes", "flush_tlb_kernel_range cannot be probed", {
+		/* x86 kernel-range flushes, which tlb:tlb_flush does not report. */
+		{ WAY(PROBE_FENTRY, "tlb_kernel_range_fentry", NULL,
+		      "fentry flush_tlb_kernel_range"), BIT(F_TLB_KERNEL_RANGE) },
+		{ WAY(PROBE_KPROBE, "tlb_kernel_range_kprobe", NULL,
+		      "kprobe flush_tlb_kernel_range"), BIT(F_TLB_KERNEL_RANGE) },
+	} },
+	{ "flush_tlb_all", "flush_tlb_all cannot be probed", {
+		{ WAY(PROBE_FENTRY, "tlb_all_fentry", NULL, "fentry flush_tlb_all"),
+		  BIT(F_TLB_ALL) },
+		{ WAY(PROBE_KPROBE, "tlb_all_kprobe", NULL, "kprobe flush_tlb_all"),
+		  BIT(F_TLB_ALL) },
+	} },
+	{ "mmap() cross-check", "no syscalls:sys_exit_mmap (CONFIG_FTRACE_SYSCALLS)", {
+		/* syscalls:sys_exit_mmap: CONFIG_FTRACE_SYSCALLS; task registers since 5.15. */
+		{ WAY(PROBE_TRACEPOINT, "mmap_exit", NULL, "tracepoint syscalls:sys_exit_mmap"),
+		  BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES) },
+	} },
+};
+
+#define NR_GROUPS	(int)(sizeof(groups) / sizeof(groups[0]))
+#define G_P4D_ALLOC	0
+#define G_P4D_FREE	1
+
+static int chosen[NR_GROUPS];	/* index of the way that feeds each group, -1: none */
+
+static int nr_ways(const struct group *g)
 {
-	for (enum field f = first; f <= last; f++)
-		available[f] = true;
+	int n = 0;
+
+	while (n < MAX_WAYS && g->ways[n].way.progs[0])
+		n++;
+	return n;
 }
 
-static bool allowed(enum probe_kind kind)
+/* Attach every group's best way; returns how many groups are fed. */
+static int attach_groups(struct probe_loader *loader)
 {
-	return kind >= env.best_kind;
-}
+	struct probe_way ways[MAX_WAYS];
+	int fed = 0, err;
 
-/*
- * Decide, before load, which program feeds each group: libbpf loads all autoloaded
- * programs or none, so a program whose probe this kernel lacks must stay unloaded.
- */
-static void choose_sources(struct p4dstat_bpf *skel, const struct btf *btf)
-{
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, false);
 	for (int g = 0; g < NR_GROUPS; g++) {
-		sources[g].kind = KIND_NONE;
-		snprintf(sources[g].source, sizeof(sources[g].source), "n/a: no probe");
-	}
+		int n = nr_ways(&groups[g]);
 
-	/* pgtable:p4d_alloc: patch 1 of p4dscope's series. */
-	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "p4d_alloc")) {
-		use(G_P4D_ALLOC, KIND_TRACEPOINT, "tp_btf pgtable:p4d_alloc",
-		    skel->progs.p4d_alloc_tp, NULL);
-		mark(F_P4D_USER, F_P4D_NOMEM);
-	/* __p4d_alloc(): mm/memory.c since the P4D level (4.11); fexit since 5.5. */
-	} else if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "__p4d_alloc")) {
-		use(G_P4D_ALLOC, KIND_FENTRY,
-		    "fexit __p4d_alloc (a table lost to a race counts as allocated; raced n/a)",
-		    skel->progs.p4d_alloc_fexit, NULL);
-		mark(F_P4D_USER, F_P4D_KERNEL);
-		available[F_P4D_NOMEM] = true;
-	} else if (allowed(KIND_KPROBE) && kprobe_exists("__p4d_alloc")) {
-		use(G_P4D_ALLOC, KIND_KPROBE,
-		    "kprobe+kretprobe __p4d_alloc (user/kernel count calls; raced n/a)",
-		    skel->progs.p4d_alloc_kprobe, skel->progs.p4d_alloc_kretprobe);
-		mark(F_P4D_USER, F_P4D_KERNEL);
-		available[F_P4D_NOMEM] = true;
+		for (int w = 0; w < n; w++)
+			ways[w] = groups[g].ways[w].way;
+		chosen[g] = probe_attach_first(loader, ways, n, env.best_kind, &err);
+		if (chosen[g] < 0)
+			continue;
+		available |= groups[g].ways[chosen[g]].feeds;
+		fed++;
 	}
-
-	/* pgtable:p4d_free: patch 1. */
-	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "p4d_free")) {
-		use(G_P4D_FREE, KIND_TRACEPOINT, "tp_btf pgtable:p4d_free",
-		    skel->progs.p4d_free_tp, NULL);
-		available[F_P4D_FREED] = true;
-	/* ___p4d_free_tlb(): arch/x86/mm/pgtable.c, out of line when CONFIG_PGTABLE_LEVELS > 4. */
-	} else if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "___p4d_free_tlb")) {
-		use(G_P4D_FREE, KIND_FENTRY, "fentry ___p4d_free_tlb",
-		    skel->progs.p4d_free_fentry, NULL);
-		available[F_P4D_FREED] = true;
-	} else if (allowed(KIND_KPROBE) && kprobe_exists("___p4d_free_tlb")) {
-		use(G_P4D_FREE, KIND_KPROBE, "kprobe ___p4d_free_tlb",
-		    skel->progs.p4d_free_kprobe, NULL);
-		available[F_P4D_FREED] = true;
-	}
-	available[F_P4D_LIVE] = available[F_P4D_USER] && available[F_P4D_FREED];
-
-	/* pgtable:kernel_pgd_sync: patch 2. */
-	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "kernel_pgd_sync")) {
-		use(G_SYNC, KIND_TRACEPOINT, "tp_btf pgtable:kernel_pgd_sync",
-		    skel->progs.kernel_pgd_sync_tp, NULL);
-		mark(F_SYNC_CALLS, F_SYNC_VISITED);
-	/* sync_global_pgds(): arch/x86/mm/init_64.c; calls only, copied/visited n/a. */
-	} else if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "sync_global_pgds")) {
-		use(G_SYNC, KIND_FENTRY, "fentry sync_global_pgds (calls; copied, visited n/a)",
-		    skel->progs.sync_fentry, NULL);
-		available[F_SYNC_CALLS] = true;
-	} else if (allowed(KIND_KPROBE) && kprobe_exists("sync_global_pgds")) {
-		use(G_SYNC, KIND_KPROBE, "kprobe sync_global_pgds (calls; copied, visited n/a)",
-		    skel->progs.sync_kprobe, NULL);
-		available[F_SYNC_CALLS] = true;
-	}
-
-	/* mmap:x86_get_unmapped_area: patches 4 and 5. */
-	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "x86_get_unmapped_area")) {
-		use(G_GUA, KIND_TRACEPOINT, "tp_btf mmap:x86_get_unmapped_area",
-		    skel->progs.gua_tp, NULL);
-		mark(F_GUA_DEFAULT, F_GUA_ABOVE47_BYTES);
-	/* get_unmapped_area(): mm/mmap.c, every placement; window and outcome n/a. */
-	} else if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "get_unmapped_area")) {
-		use(G_GUA, KIND_FENTRY,
-		    "fexit get_unmapped_area (above 47 bits; windows, outcomes n/a)",
-		    skel->progs.gua_fexit, NULL);
-		mark(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES);
-	/* Since 6.10 the out-of-line function is __get_unmapped_area(), with vm_flags. */
-	} else if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "__get_unmapped_area")) {
-		use(G_GUA, KIND_FENTRY,
-		    "fexit __get_unmapped_area (above 47 bits; windows, outcomes n/a)",
-		    skel->progs.gua_vmflags_fexit, NULL);
-		mark(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES);
-	}
-
-	/* tlb:tlb_flush: x86 since 3.17, as tp_btf since 5.5. */
-	if (allowed(KIND_TRACEPOINT) && btf_tracepoint_exists(btf, "tlb_flush")) {
-		use(G_TLB, KIND_TRACEPOINT, "tp_btf tlb:tlb_flush", skel->progs.tlb_flush_tp, NULL);
-		mark(F_TLB_TASK_SWITCH, F_TLB_TOTAL);
-	}
-
-	/* x86 kernel-range flushes, which tlb:tlb_flush does not report. */
-	if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "flush_tlb_kernel_range")) {
-		use(G_TLB_KERNEL_RANGE, KIND_FENTRY, "fentry flush_tlb_kernel_range",
-		    skel->progs.tlb_kernel_range_fentry, NULL);
-		available[F_TLB_KERNEL_RANGE] = true;
-	} else if (allowed(KIND_KPROBE) && kprobe_exists("flush_tlb_kernel_range")) {
-		use(G_TLB_KERNEL_RANGE, KIND_KPROBE, "kprobe flush_tlb_kernel_range",
-		    skel->progs.tlb_kernel_range_kprobe, NULL);
-		available[F_TLB_KERNEL_RANGE] = true;
-	}
-	if (allowed(KIND_FENTRY) && fentry_can_attach(btf, "flush_tlb_all")) {
-		use(G_TLB_ALL, KIND_FENTRY, "fentry flush_tlb_all", skel->progs.tlb_all_fentry, NULL);
-		available[F_TLB_ALL] = true;
-	} else if (allowed(KIND_KPROBE) && kprobe_exists("flush_tlb_all")) {
-		use(G_TLB_ALL, KIND_KPROBE, "kprobe flush_tlb_all", skel->progs.tlb_all_kprobe, NULL);
-		available[F_TLB_ALL] = true;
-	}
-
-	/* syscalls:sys_exit_mmap: CONFIG_FTRACE_SYSCALLS; the task's registers since 5.15. */
-	if (allowed(KIND_TRACEPOINT) && tracepoint_exists("syscalls", "sys_exit_mmap")) {
-		use(G_MMAP, KIND_TRACEPOINT, "tracepoint syscalls:sys_exit_mmap",
-		    skel->progs.mmap_exit, NULL);
-		mark(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES);
-	}
+	/* Pairing frees with allocations needs both tracepoints. */
+	if (chosen[G_P4D_ALLOC] == 0 && chosen[G_P4D_FREE] == 0)
+		available |= BIT(F_P4D_LIVE) | BIT(F_P4D_UNTRACKED);
+	else
+		available &= ~BIT(F_P4D_FREED_OLD);
+	if (avail(F_TLB_TASK_SWITCH))
+		available |= BIT(F_TLB_FLUSHES);
+	return fed;
 }
 
 static void print_sources(void)
 {
 	fprintf(stderr, "Counter sources:\n");
 	for (int g = 0; g < NR_GROUPS; g++)
-		fprintf(stderr, "  %-24s %s\n", group_names[g], sources[g].source);
+		fprintf(stderr, "  %-24s %s\n", groups[g].name,
+			chosen[g] < 0 ? "n/a: no probe attached" : groups[g].ways[chosen[g]].way.what);
+}
+
+/* One line per group fed worse than its best way: which counters are n/a, and why. */
+static void print_missing(void)
+{
+	for (int g = 0; g < NR_GROUPS; g++) {
+		__u64 lost = groups[g].ways[0].feeds;
+		const char *why = groups[g].missing;
+		char list[512] = "";
+		size_t len = 0;
+
+		if (chosen[g] >= 0)
+			lost &= ~groups[g].ways[chosen[g]].feeds;
+		if (g == G_P4D_ALLOC || g == G_P4D_FREE)
+			lost |= BIT(F_P4D_LIVE) & ~available;
+		if (!lost)
+			continue;
+		for (int f = 0; f < NR_FIELDS && len < sizeof(list) - 1; f++)
+			if (lost & BIT(f) & ~available)
+				len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
+						fields[f].key);
+		if (!len)
+			continue;
+		if (groups[g].ways[0].way.kind < env.best_kind)
+			why = "--probes excludes the better probe";
+		fprintf(stderr, "p4dstat: n/a: %s (%s)\n", list, why);
+	}
+}
+
+/* ---- the BPF object: one shared copy holds the maps, one copy per group ---- */
+
+/* TASK_SIZE_MAX of the running paging mode. */
+static __u64 task_size_max;
+
+static struct p4dstat_bpf *open_object(void)
+{
+	struct p4dstat_bpf *skel = p4dstat_bpf__open();
+
+	if (!skel)
+		return NULL;
+	skel->rodata->targ_tgid = env.pid;
+	skel->rodata->per_comm = env.per_comm;
+	skel->rodata->task_size_max = task_size_max;
+	bpf_map__set_max_entries(skel->maps.comms, env.per_comm ? env.comm_slots : 1);
+	return skel;
+}
+
+static struct bpf_object *open_copy(void *ctx, void **handle)
+{
+	struct p4dstat_bpf *skel = open_object();
+
+	(void)ctx;
+	*handle = skel;
+	return skel ? skel->obj : NULL;
+}
+
+static void close_copy(void *handle)
+{
+	p4dstat_bpf__destroy(handle);
 }
 
 /* ---- reading the maps ---- */
 
-struct comm_entry {
-	char comm[P4DSTAT_COMM_LEN + 1];
-	struct p4dstat_comm_counts total;	/* since start */
-	struct p4dstat_comm_counts delta;	/* this interval */
-};
-
-struct snapshot {
-	struct p4dstat_counts counts;
-	struct comm_entry *comms;
-	size_t nr_comms;
-	__u64 missed;		/* program runs the kernel skipped (recursion) */
-	struct timespec when;
-};
-
 static int nr_cpus;
-/* The counters when tracing began: everything printed is counted from here. */
-static struct p4dstat_counts baseline;
 
 static void sum_percpu(const void *percpu, size_t size, void *out)
 {
@@ -468,11 +444,6 @@ static void sum_percpu(const void *percpu, size_t size, void *out)
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		for (size_t i = 0; i < n; i++)
 			sum[i] += v[cpu * stride + i];
-}
-
-static int compare_comm(const void *a, const void *b)
-{
-	return strcmp(((const struct comm_entry *)a)->comm, ((const struct comm_entry *)b)->comm);
 }
 
 static int read_comms(struct p4dstat_bpf *skel, struct snapshot *s)
@@ -507,21 +478,26 @@ static int read_comms(struct p4dstat_bpf *skel, struct snapshot *s)
 	return 0;
 }
 
-static __u64 missed_runs(void)
+static int read_lifetimes(struct p4dstat_bpf *skel, struct snapshot *s)
 {
-	__u64 missed = 0;
+	int fd = bpf_map__fd(skel->maps.lifetimes);
+	__u64 *percpu = calloc(nr_cpus, sizeof(__u64));
 
-	for (int i = 0; i < nr_chosen; i++) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(chosen[i]), &info, &len))
-			missed += info.recursion_misses;
+	if (!percpu)
+		return -ENOMEM;
+	for (__u32 slot = 0; slot < P4DSTAT_HIST_SLOTS; slot++) {
+		if (bpf_map_lookup_elem(fd, &slot, percpu)) {
+			free(percpu);
+			return -errno;
+		}
+		sum_percpu(percpu, sizeof(__u64), &s->lifetimes[slot]);
 	}
-	return missed;
+	free(percpu);
+	return 0;
 }
 
-static int take_snapshot(struct p4dstat_bpf *skel, struct snapshot *s)
+static int take_snapshot(struct p4dstat_bpf *skel, const struct probe_loader *loader,
+			 struct snapshot *s)
 {
 	struct p4dstat_counts *percpu = calloc(nr_cpus, sizeof(*percpu));
 	__u32 zero = 0;
@@ -531,14 +507,28 @@ static int take_snapshot(struct p4dstat_bpf *skel, struct snapshot *s)
 		return -ENOMEM;
 	clock_gettime(CLOCK_MONOTONIC, &s->when);
 	err = bpf_map_lookup_elem(bpf_map__fd(skel->maps.counts), &zero, percpu);
-	if (!err) {
-		sum_percpu(percpu, sizeof(*percpu), &s->counts);
-		s->missed = missed_runs();
-		if (env.per_comm)
-			err = read_comms(skel, s);
+	if (!err)
+		err = bpf_map_lookup_elem(bpf_map__fd(skel->maps.live), &zero, &s->live);
+	if (err) {
+		err = -errno;
+		free(percpu);
+		return err;
 	}
+	sum_percpu(percpu, sizeof(*percpu), &s->counts);
+	s->missed = probe_missed(loader);
 	free(percpu);
-	return err ? -errno : 0;
+	err = read_lifetimes(skel, s);
+	if (!err && env.per_comm)
+		err = read_comms(skel, s);
+	return err;
+}
+
+static int arm(struct p4dstat_bpf *skel)
+{
+	__u32 zero = 0, on = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.armed), &zero, &on, BPF_ANY) ?
+	       -errno : 0;
 }
 
 static int copy_snapshot(struct snapshot *dst, const struct snapshot *src)
@@ -558,7 +548,7 @@ static void free_snapshot(struct snapshot *s)
 	s->nr_comms = 0;
 }
 
-/* Field values between two snapshots; live is always since tracing began. */
+/* Field values between two snapshots; LIVE is a level, since tracing began. */
 static void compute(const struct snapshot *cur, const struct snapshot *prev, long long *v)
 {
 	const struct p4dstat_counts *c = &cur->counts, *p = &prev->counts;
@@ -569,17 +559,20 @@ static void compute(const struct snapshot *cur, const struct snapshot *prev, lon
 	v[F_P4D_RACED] = D(p4d_raced);
 	v[F_P4D_NOMEM] = D(p4d_nomem);
 	v[F_P4D_FREED] = D(p4d_free);
-	v[F_P4D_LIVE] = (long long)(c->p4d_alloc_user - baseline.p4d_alloc_user) +
-			(long long)(c->p4d_alloc_kernel - baseline.p4d_alloc_kernel) -
-			(long long)(c->p4d_free - baseline.p4d_free);
+	v[F_P4D_FREED_OLD] = D(p4d_free_old);
+	v[F_P4D_LIVE] = cur->live;
+	v[F_P4D_UNTRACKED] = D(p4d_untracked);
+	for (int k = 0; k < P4DSTAT_CAUSES; k++)
+		v[F_CAUSE_FIRST + k] = D(p4d_cause[k]);
 	v[F_SYNC_CALLS] = D(sync_calls);
 	v[F_SYNC_COPIED] = D(sync_copied);
 	v[F_SYNC_VISITED] = D(sync_visited);
-	v[F_TLB_TOTAL] = 0;
-	for (int r = 0; r < P4DSTAT_TLB_REASONS; r++) {
+	for (int r = 0; r < P4DSTAT_TLB_REASONS; r++)
 		v[F_TLB_TASK_SWITCH + r] = D(tlb_flush[r]);
-		v[F_TLB_TOTAL] += v[F_TLB_TASK_SWITCH + r];
-	}
+	/* A sent shootdown is a request; the flushes are the receivers'. */
+	v[F_TLB_FLUSHES] = v[F_TLB_TASK_SWITCH] + v[F_TLB_RECEIVED] + v[F_TLB_LOCAL] +
+			   v[F_TLB_LOCAL_MM];
+	v[F_TLB_NOOP] = D(tlb_noop);
 	v[F_TLB_KERNEL_RANGE] = D(tlb_kernel_range);
 	v[F_TLB_ALL] = D(tlb_all);
 	for (int w = 0; w < P4DSTAT_WINDOWS; w++)
@@ -591,6 +584,13 @@ static void compute(const struct snapshot *cur, const struct snapshot *prev, lon
 	v[F_MMAP_ABOVE47] = D(mmap_above47);
 	v[F_MMAP_ABOVE47_BYTES] = D(mmap_above47_bytes);
 #undef D
+}
+
+static void lifetime_deltas(const struct snapshot *cur, const struct snapshot *prev,
+			    __u64 *out)
+{
+	for (int i = 0; i < P4DSTAT_HIST_SLOTS; i++)
+		out[i] = cur->lifetimes[i] - prev->lifetimes[i];
 }
 
 /* Per-command deltas against an earlier snapshot. */
@@ -610,200 +610,6 @@ static void comm_deltas(struct snapshot *cur, const struct snapshot *prev)
 	}
 }
 
-static __u64 comm_weight(const struct p4dstat_comm_counts *c)
-{
-	return c->p4d_alloc + c->p4d_free + c->above47 + c->tlb_flush + c->tlb_kernel;
-}
-
-/* Busiest first: P4D tables, then mappings above 47 bits, then TLB flushes. */
-static int compare_activity(const void *a, const void *b)
-{
-	const struct p4dstat_comm_counts *x = &((const struct comm_entry *)a)->delta;
-	const struct p4dstat_comm_counts *y = &((const struct comm_entry *)b)->delta;
-	__u64 kx[] = { x->p4d_alloc + x->p4d_free, x->above47, x->tlb_flush + x->tlb_kernel };
-	__u64 ky[] = { y->p4d_alloc + y->p4d_free, y->above47, y->tlb_flush + y->tlb_kernel };
-
-	for (size_t i = 0; i < sizeof(kx) / sizeof(kx[0]); i++)
-		if (kx[i] != ky[i])
-			return kx[i] > ky[i] ? -1 : 1;
-	return strcmp(((const struct comm_entry *)a)->comm, ((const struct comm_entry *)b)->comm);
-}
-
-/* ---- text output ---- */
-
-static void print_value(int width, enum field f, const long long *v)
-{
-	if (available[f])
-		printf(" %*lld", width, v[f]);
-	else
-		printf(" %*s", width, "n/a");
-}
-
-static void print_dashed(int width, const char *label)
-{
-	int len = strlen(label), left = (width - len - 2) / 2, right = width - len - 2 - left;
-
-	printf(" %.*s %s %.*s", left, "----------------------------------------", label,
-	       right, "----------------------------------------");
-}
-
-/* Column widths; with -T a row is 77 columns. */
-static void print_header(void)
-{
-	printf("%s", env.timestamp ? "        " : "");
-	print_dashed(33, "P4D tables");
-	print_dashed(9, "syncs");
-	print_dashed(11, "TLB");
-	print_dashed(12, "above 47");
-	printf("\n%s", env.timestamp ? "TIME    " : "");
-	printf(" %5s %4s %4s %5s %5s %5s %4s %4s %6s %4s %5s %6s\n", "USER", "KERN", "RACE",
-	       "NOMEM", "FREED", "LIVE", "SYNC", "COPY", "TLB", "KTLB", "MAP47", "KB47");
-}
-
-static void print_row(const long long *v)
-{
-	if (env.timestamp) {
-		char buf[16];
-		time_t t = time(NULL);
-
-		strftime(buf, sizeof(buf), "%H:%M:%S", localtime(&t));
-		printf("%-8s", buf);
-	}
-	print_value(5, F_P4D_USER, v);
-	print_value(4, F_P4D_KERNEL, v);
-	print_value(4, F_P4D_RACED, v);
-	print_value(5, F_P4D_NOMEM, v);
-	print_value(5, F_P4D_FREED, v);
-	print_value(5, F_P4D_LIVE, v);
-	print_value(4, F_SYNC_CALLS, v);
-	print_value(4, F_SYNC_COPIED, v);
-	print_value(6, F_TLB_TOTAL, v);
-	if (available[F_TLB_KERNEL_RANGE] && available[F_TLB_ALL])
-		printf(" %4lld", v[F_TLB_KERNEL_RANGE] + v[F_TLB_ALL]);
-	else
-		printf(" %4s", "n/a");
-	print_value(5, F_GUA_ABOVE47, v);
-	if (available[F_GUA_ABOVE47_BYTES])
-		printf(" %6lld\n", v[F_GUA_ABOVE47_BYTES] / 1024);
-	else
-		printf(" %6s\n", "n/a");
-}
-
-static void print_comm_value(__u64 value, int width, bool avail)
-{
-	if (avail)
-		printf(" %*llu", width, (unsigned long long)value);
-	else
-		printf(" %*s", width, "n/a");
-}
-
-/* The busiest commands of cur (deltas already computed), and the drop counter. */
-static void print_comms(struct snapshot *cur, __u64 dropped, size_t max_rows)
-{
-	size_t shown = 0;
-
-	qsort(cur->comms, cur->nr_comms, sizeof(*cur->comms), compare_activity);
-	for (size_t i = 0; i < cur->nr_comms && shown < max_rows; i++) {
-		const struct p4dstat_comm_counts *d = &cur->comms[i].delta;
-
-		if (!comm_weight(d))
-			break;
-		if (!shown++)
-			printf("    %-16s %5s %5s %6s %5s %5s %7s\n", "COMM", "P4D+", "P4D-", "TLB",
-			       "KTLB", "MAP47", "KB47");
-		printf("    %-16s", cur->comms[i].comm);
-		print_comm_value(d->p4d_alloc, 5, available[F_P4D_USER]);
-		print_comm_value(d->p4d_free, 5, available[F_P4D_FREED]);
-		print_comm_value(d->tlb_flush, 6, available[F_TLB_TOTAL]);
-		print_comm_value(d->tlb_kernel, 5,
-				 available[F_TLB_KERNEL_RANGE] || available[F_TLB_ALL]);
-		print_comm_value(d->above47, 5, available[F_GUA_ABOVE47]);
-		print_comm_value(d->above47_bytes / 1024, 7, available[F_GUA_ABOVE47]);
-		printf("\n");
-	}
-	if (dropped)
-		printf("    dropped: %llu events of commands beyond the table's %ld slots"
-		       " (--comms)\n", (unsigned long long)dropped, env.comm_slots);
-	/* Back to name order for the next interval's lookups. */
-	qsort(cur->comms, cur->nr_comms, sizeof(*cur->comms), compare_comm);
-}
-
-static void print_summary_text(const long long *v, __u64 missed, double secs)
-{
-	printf("\nTotals over %.1f s%s:\n", secs, env.pid ? " (one process)" : "");
-	for (int f = 0; f < NR_FIELDS; f++) {
-		if (available[f])
-			printf("  %-40s %12lld\n", fields[f].label, v[f]);
-		else
-			printf("  %-40s %12s\n", fields[f].label, "n/a");
-	}
-	if (missed)
-		printf("  %-40s %12llu\n", "events missed (BPF recursion)",
-		       (unsigned long long)missed);
-}
-
-/* ---- JSON output ---- */
-
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-static void json_comms(struct snapshot *cur, __u64 dropped)
-{
-	bool first = true;
-
-	printf(",\"comms\":[");
-	for (size_t i = 0; i < cur->nr_comms; i++) {
-		const struct p4dstat_comm_counts *c = &cur->comms[i].delta;
-
-		if (!comm_weight(c))
-			continue;
-		printf("%s{\"comm\":", first ? "" : ",");
-		first = false;
-		json_string(cur->comms[i].comm);
-		printf(",\"p4d_alloc\":%llu,\"p4d_freed\":%llu,\"tlb_total\":%llu,"
-		       "\"tlb_kernel\":%llu,\"above47\":%llu,\"above47_bytes\":%llu}",
-		       (unsigned long long)c->p4d_alloc, (unsigned long long)c->p4d_free,
-		       (unsigned long long)c->tlb_flush, (unsigned long long)c->tlb_kernel,
-		       (unsigned long long)c->above47, (unsigned long long)c->above47_bytes);
-	}
-	printf("],\"comms_dropped\":%llu", (unsigned long long)dropped);
-}
-
-static void print_json(const char *type, const long long *v, struct snapshot *cur,
-		       double secs, __u64 missed, __u64 dropped, bool totals)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	printf("{\"type\":\"%s\",\"ts\":%lld.%03ld,\"%s\":%.3f", type, (long long)now.tv_sec,
-	       now.tv_nsec / 1000000, totals ? "duration_s" : "interval_s", secs);
-	if (env.pid)
-		printf(",\"pid\":%d", env.pid);
-	for (int f = 0; f < NR_FIELDS; f++) {
-		if (available[f])
-			printf(",\"%s\":%lld", fields[f].key, v[f]);
-		else
-			printf(",\"%s\":null", fields[f].key);
-	}
-	printf(",\"missed\":%llu", (unsigned long long)missed);
-	if (env.per_comm)
-		json_comms(cur, dropped);
-	printf("}\n");
-}
-
 /* ---- setup ---- */
 
 static bool privileged(void)
@@ -819,8 +625,8 @@ static bool privileged(void)
 #undef HAS
 }
 
-/* TASK_SIZE_MAX of the running paging mode: the kernel clears la57 when it runs 4-level. */
-static __u64 running_task_size_max(void)
+/* The running paging mode: the kernel clears la57 in cpuinfo when it runs 4-level. */
+static bool five_level(void)
 {
 	char line[4096];
 	bool la57 = false;
@@ -830,7 +636,23 @@ static __u64 running_task_size_max(void)
 		la57 = !strncmp(line, "flags", 5) && strstr(line, " la57");
 	if (f)
 		fclose(f);
-	return la57 ? P4D_TASK_SIZE_MAX_L5 : P4D_TASK_SIZE_MAX_L4;
+	return la57;
+}
+
+/* A readable kernel BTF, which every program here is relocated against. */
+static bool kernel_btf(void)
+{
+	FILE *f = fopen(VMLINUX_BTF, "r");
+	char magic[2];
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fread(magic, 1, sizeof(magic), f) == sizeof(magic);
+	fclose(f);
+	/* BTF_MAGIC 0xeB9F, either byte order. */
+	return ok && ((magic[0] == (char)0x9f && magic[1] == (char)0xeb) ||
+		      (magic[0] == (char)0xeb && magic[1] == (char)0x9f));
 }
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
@@ -840,13 +662,17 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
 
 int main(int argc, char **argv)
 {
+	struct probe_object_ops ops = { .open = open_copy, .close = close_copy };
 	struct snapshot start = {}, prev = {}, cur = {};
+	struct probe_loader *loader = NULL;
 	struct p4dstat_bpf *skel = NULL;
-	struct bpf_link *links[MAX_PROGS] = {};
-	struct btf *btf = NULL;
+	__u64 lifetimes[P4DSTAT_HIST_SLOTS];
 	long long v[NR_FIELDS];
-	int err, nr_links = 0;
+	struct report r = { .v = v, .lifetimes = lifetimes };
+	struct bpf_program *prog;
+	bool five;
 	long done = 0;
+	int err;
 
 	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, NULL))
 		usage_error("bad arguments");
@@ -859,8 +685,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "p4dstat: no process with PID %d\n", env.pid);
 		return EXIT_RUNTIME;
 	}
-	btf = btf__parse(VMLINUX_BTF, NULL);
-	if (!btf) {
+	if (!kernel_btf()) {
 		fprintf(stderr, "p4dstat: no kernel BTF in %s (needs CONFIG_DEBUG_INFO_BTF)\n",
 			VMLINUX_BTF);
 		return EXIT_RUNTIME;
@@ -869,59 +694,65 @@ int main(int argc, char **argv)
 	nr_cpus = libbpf_num_possible_cpus();
 	if (nr_cpus < 0) {
 		fprintf(stderr, "p4dstat: cannot count CPUs: %s\n", strerror(-nr_cpus));
-		err = 1;
-		goto cleanup;
+		return EXIT_RUNTIME;
 	}
+	five = five_level();
+	task_size_max = five ? P4D_TASK_SIZE_MAX_L5 : P4D_TASK_SIZE_MAX_L4;
 
-	skel = p4dstat_bpf__open();
+	/* The shared copy: maps only, every program left out. */
+	skel = open_object();
 	if (!skel) {
 		fprintf(stderr, "p4dstat: cannot open the BPF object: %s\n", strerror(errno));
 		err = 1;
 		goto cleanup;
 	}
-	skel->rodata->targ_tgid = env.pid;
-	skel->rodata->per_comm = env.per_comm;
-	skel->rodata->task_size_max = running_task_size_max();
-	bpf_map__set_max_entries(skel->maps.comms, env.per_comm ? env.comm_slots : 1);
-	choose_sources(skel, btf);
-	if (env.verbose)
-		print_sources();
-	if (!nr_chosen) {
-		fprintf(stderr, "p4dstat: this kernel offers nothing to count\n");
-		err = 1;
-		goto cleanup;
-	}
-
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
 	err = p4dstat_bpf__load(skel);
 	if (err) {
-		fprintf(stderr, "p4dstat: cannot load the BPF programs: %s%s\n", strerror(-err),
+		fprintf(stderr, "p4dstat: cannot create the BPF maps: %s%s\n", strerror(-err),
 			env.verbose ? "" : " (-v shows why)");
+		goto cleanup;
+	}
+	ops.ctx = skel;
+	loader = probe_loader_new(&ops, skel->obj);
+	if (!loader) {
+		err = -ENOMEM;
+		fprintf(stderr, "p4dstat: out of memory\n");
+		goto cleanup;
+	}
+	if (!attach_groups(loader)) {
+		fprintf(stderr, "p4dstat: no probe attached: this kernel offers nothing to count"
+			"%s\n", env.verbose ? "" : " (-v shows why)");
 		err = 1;
 		goto cleanup;
 	}
-	for (int i = 0; i < nr_chosen; i++) {
-		links[nr_links] = bpf_program__attach(chosen[i]);
-		if (!links[nr_links]) {
-			fprintf(stderr, "p4dstat: cannot attach %s: %s\n",
-				bpf_program__name(chosen[i]), strerror(errno));
-			err = 1;
-			goto cleanup;
-		}
-		nr_links++;
-	}
+	if (env.verbose)
+		print_sources();
+	if (!five)
+		fprintf(stderr, "p4dstat: 4-level paging: the P4D level is folded into the PGD,"
+			" P4D columns stay 0\n");
+	print_missing();
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	err = take_snapshot(skel, &start);
+	/* Counting starts from zero here: the start is an empty reading, not a baseline. */
+	start.missed = probe_missed(loader);
+	clock_gettime(CLOCK_MONOTONIC, &start.when);
+	err = arm(skel);
 	if (!err)
 		err = copy_snapshot(&prev, &start);
 	if (err)
 		goto read_failed;
-	baseline = start.counts;
 	fprintf(stderr, "Tracing P4D tables, kernel syncs, TLB flushes and mappings above 47 "
 		"bits%s... Hit Ctrl-C to end.\n", env.pid ? " of one process" : "");
+	report_init(&(struct report_opts){
+		.timestamp = env.timestamp, .json = env.json, .causes = env.causes,
+		.per_comm = env.per_comm, .lifetimes = env.lifetimes, .pid = env.pid,
+		.comm_slots = env.comm_slots, .available = available,
+	});
 	if (!env.json)
-		print_header();
+		report_header();
 	fflush(stdout);
 
 	while (!exiting && (!env.count || done < env.count)) {
@@ -929,22 +760,18 @@ int main(int argc, char **argv)
 
 		/* A signal cuts the nap short: that last, partial interval is still printed. */
 		nanosleep(&nap, NULL);
-		err = take_snapshot(skel, &cur);
+		err = take_snapshot(skel, loader, &cur);
 		if (err)
 			goto read_failed;
 		compute(&cur, &prev, v);
+		lifetime_deltas(&cur, &prev, lifetimes);
 		if (env.per_comm)
 			comm_deltas(&cur, &prev);
-		if (env.json) {
-			print_json("interval", v, &cur, seconds_between(&prev.when, &cur.when),
-				   cur.missed - prev.missed,
-				   cur.counts.comm_dropped - prev.counts.comm_dropped, false);
-		} else {
-			print_row(v);
-			if (env.per_comm)
-				print_comms(&cur, cur.counts.comm_dropped - prev.counts.comm_dropped,
-					    TOP_COMMS);
-		}
+		r.cur = &cur;
+		r.secs = seconds_between(&prev.when, &cur.when);
+		r.missed = cur.missed - prev.missed;
+		r.dropped = cur.counts.comm_dropped - prev.counts.comm_dropped;
+		report_print(&r, false);
 		fflush(stdout);
 		free_snapshot(&prev);
 		prev = cur;
@@ -954,19 +781,14 @@ int main(int argc, char **argv)
 
 	/* The totals: the last reading against the first. */
 	compute(&prev, &start, v);
+	lifetime_deltas(&prev, &start, lifetimes);
 	if (env.per_comm)
 		comm_deltas(&prev, &start);
-	if (env.json) {
-		print_json("summary", v, &prev, seconds_between(&start.when, &prev.when),
-			   prev.missed - start.missed,
-			   prev.counts.comm_dropped - start.counts.comm_dropped, true);
-	} else {
-		print_summary_text(v, prev.missed - start.missed,
-				   seconds_between(&start.when, &prev.when));
-		if (env.per_comm)
-			print_comms(&prev, prev.counts.comm_dropped - start.counts.comm_dropped,
-				    TOP_COMMS);
-	}
+	r.cur = &prev;
+	r.secs = seconds_between(&start.when, &prev.when);
+	r.missed = prev.missed - start.missed;
+	r.dropped = prev.counts.comm_dropped - start.counts.comm_dropped;
+	report_print(&r, true);
 	err = 0;
 	goto cleanup;
 
@@ -977,9 +799,7 @@ cleanup:
 	free_snapshot(&start);
 	free_snapshot(&prev);
 	free_snapshot(&cur);
-	for (int i = 0; i < nr_links; i++)
-		bpf_link__destroy(links[i]);
+	probe_loader_free(loader);
 	p4dstat_bpf__destroy(skel);
-	btf__free(btf);
 	return err ? EXIT_RUNTIME : 0;
 }

@@ -12,6 +12,8 @@
 
 #define P4DSTAT_COMM_LEN	16	/* TASK_COMM_LEN */
 #define P4DSTAT_COMMS_DEFAULT	256	/* -C table slots unless --comms says otherwise */
+#define P4DSTAT_TABLES_MAX	65536	/* P4D tables whose allocation is remembered */
+#define P4DSTAT_HIST_SLOTS	40	/* log2 buckets of table lifetimes, in usecs */
 
 /*
  * The kernel's DEFAULT_MAP_WINDOW (arch/x86/include/asm/page_64_types.h) ends one page
@@ -20,7 +22,23 @@
 #define P4DSTAT_KERNEL_MAP_WINDOW	(P4D_DEFAULT_MAP_WINDOW - P4D_PAGE_SIZE)
 
 /* tlb:tlb_flush reasons, in the order of enum tlb_flush_reason (include/linux/mm_types.h). */
-#define P4DSTAT_TLB_REASONS	5
+enum p4dstat_tlb_reason {
+	P4DSTAT_TLB_TASK_SWITCH,	/* switch_mm_irqs_off() on this CPU */
+	P4DSTAT_TLB_SHOOTDOWN_RECEIVED,	/* TLB_REMOTE_SHOOTDOWN: flush_tlb_func() from an IPI */
+	P4DSTAT_TLB_LOCAL,		/* TLB_LOCAL_SHOOTDOWN: kernel range, this CPU */
+	P4DSTAT_TLB_LOCAL_MM,		/* TLB_LOCAL_MM_SHOOTDOWN: an mm's range, this CPU */
+	P4DSTAT_TLB_SHOOTDOWN_SENT,	/* TLB_REMOTE_SEND_IPI: native_flush_tlb_multi() */
+	P4DSTAT_TLB_REASONS,
+};
+
+/* Why a P4D table exists: which PGD slot it fills, and when. */
+enum p4dstat_cause {
+	P4DSTAT_CAUSE_FIRST,		/* PGD slot 0: the low 256 TiB, every process has it */
+	P4DSTAT_CAUSE_EXEC_STACK,	/* the top user slot, during execve(): the arg stack */
+	P4DSTAT_CAUSE_HIGH,		/* another user slot: a hint or MAP_FIXED above 47 bits */
+	P4DSTAT_CAUSE_KERNEL,		/* a slot with bit 63 set: the kernel's half */
+	P4DSTAT_CAUSES,
+};
 
 /* The address window a get_unmapped_area decision searched (enum x86_gua_window). */
 enum p4dstat_window {
@@ -43,14 +61,18 @@ enum p4dstat_outcome {
 /* The system-wide (or -p filtered) counters: one per CPU, summed by user space. */
 struct p4dstat_counts {
 	__u64 p4d_alloc_user;		/* P4D tables installed in a process's PGD */
-	__u64 p4d_alloc_kernel;		/* ... in init_mm's */
+	__u64 p4d_alloc_kernel;		/* ... in the kernel's half (address bit 63) */
 	__u64 p4d_raced;		/* allocated, lost the race, freed again */
 	__u64 p4d_nomem;		/* allocation failed */
-	__u64 p4d_free;			/* installed tables unlinked to be freed */
+	__u64 p4d_free;			/* installed tables unlinked to be freed, all */
+	__u64 p4d_free_old;		/* ... of them, tables allocated before the trace */
+	__u64 p4d_untracked;		/* installed, but the table map was full */
+	__u64 p4d_cause[P4DSTAT_CAUSES];	/* installed tables by cause */
 	__u64 sync_calls;		/* sync_global_pgds() runs */
 	__u64 sync_copied;		/* top-level entries copied into page tables */
 	__u64 sync_visited;		/* page tables examined */
-	__u64 tlb_flush[P4DSTAT_TLB_REASONS];
+	__u64 tlb_flush[P4DSTAT_TLB_REASONS];	/* tlb:tlb_flush with pages != 0 */
+	__u64 tlb_noop;			/* tlb:tlb_flush with pages == 0: nothing flushed */
 	__u64 tlb_kernel_range;		/* flush_tlb_kernel_range() calls */
 	__u64 tlb_all;			/* flush_tlb_all() calls */
 	__u64 gua_window[P4DSTAT_WINDOWS];
@@ -66,7 +88,7 @@ struct p4dstat_counts {
 struct p4dstat_comm_counts {
 	__u64 p4d_alloc;		/* installed, user and kernel */
 	__u64 p4d_free;
-	__u64 tlb_flush;		/* tlb:tlb_flush, every reason */
+	__u64 tlb_flush;		/* flushes done: tlb:tlb_flush, pages != 0, not SENT */
 	__u64 tlb_kernel;		/* flush_tlb_kernel_range() and flush_tlb_all() */
 	__u64 above47;			/* get_unmapped_area placements above 47 bits ... */
 	__u64 above47_bytes;		/* ... and their length */
@@ -74,6 +96,12 @@ struct p4dstat_comm_counts {
 
 struct p4dstat_comm_key {
 	char comm[P4DSTAT_COMM_LEN];
+};
+
+/* A P4D table installed while p4dstat runs, until it is freed (map "tables"). */
+struct p4dstat_table {
+	__u64 born_ns;			/* bpf_ktime_get_ns() at installation */
+	struct p4dstat_comm_key owner;	/* the command whose mm it is, for -C */
 };
 
 #endif /* P4DSTAT_H */

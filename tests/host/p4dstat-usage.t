@@ -49,13 +49,17 @@ run_case 2 "p4dstat: bad --comms '0': want a whole number from 1 to 65536 $hint"
 
 (cd "$tmp" && unprivileged "$p4dstat" --help) >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 0 ] && [ ! -s "$tmp/err" ] && grep -q '^USAGE: p4dstat \[-T\] \[-j\] \[-p PID\] \[-C\] \[-v\] \[interval \[count\]\]$' "$tmp/out" &&
+if [ $rc = 0 ] && [ ! -s "$tmp/err" ] && grep -q '^USAGE: p4dstat \[-T\] \[-j\] \[-p PID\] \[-C\] \[-c\] \[-L\] \[-v\] \[interval \[count\]\]$' "$tmp/out" &&
 	grep -q '^EXAMPLES:$' "$tmp/out" && grep -q -- '--probes=KIND' "$tmp/out"; then
 	ok "p4dstat --help: USAGE, EXAMPLES and the options on stdout, exit 0"
 else
 	not_ok "p4dstat --help: USAGE, EXAMPLES and the options on stdout, exit 0" "exit $rc" \
 		"$(head -c 500 "$tmp/out")" "$(cat "$tmp/err")"
 fi
+(cd "$tmp" && unprivileged "$p4dstat" --version) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "p4dstat --version: one line on stdout, exit 0" "$rc $(cat "$tmp/out")$(cat "$tmp/err")" \
+	"0 p4dstat 2.0 (p4dscope)"
 run_case 1 "p4dstat: needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" 1 1
 
 tap_done
