@@ -220,10 +220,10 @@ static void write_report(FILE *f, const struct tracer *tr)
 		fprintf(f, "exit=signal SIG%s\n", sigabbrev_np(WTERMSIG(status)));
 	else
 		fprintf(f, "exit=status %d\n", WEXITSTATUS(status));
-	fprintf(f, "hintless_mmaps=%lu\nhintless_high=%lu\nstacks_kept_low=%lu\n"
-		"brk_refused=%lu\nmremap_moved=%lu\n",
-		st->hintless, st->hintless_high, st->stacks_kept_low, st->brk_refused,
-		st->mremap_moved);
+	fprintf(f, "hintless_mmaps=%lu\nhintless_high=%lu\nhinted_mmaps=%lu\nhinted_low=%lu\n"
+		"stacks_kept_low=%lu\nbrk_refused=%lu\nmremap_moved=%lu\n",
+		st->hintless, st->hintless_high, st->hinted, st->hinted_low,
+		st->stacks_kept_low, st->brk_refused, st->mremap_moved);
 	fprintf(f, "processes=%lu\nexit_mappings=%lu\nexit_high_mappings=%lu\n"
 		"exit_high_bytes=%lu\nlow_mappings=%s\ntids=%s\nfaults=%lu\n",
 		tr->processes, tr->at_exit.mappings, tr->at_exit.high_mappings,

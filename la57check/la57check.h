@@ -36,6 +36,8 @@ struct placement_options {
 struct placement_stats {
 	unsigned long hintless;		/* hint-less mmaps that succeeded */
 	unsigned long hintless_high;	/* ... and landed at or above 2^47 */
+	unsigned long hinted;		/* mmaps with a hint or MAP_32BIT, left as asked */
+	unsigned long hinted_low;	/* ... that landed below 2^47 */
 	unsigned long stacks_kept_low;	/* MAP_STACK mmaps left alone (--keep-low-stack) */
 	unsigned long brk_refused;	/* brk growth turned into a query */
 	unsigned long mremap_moved;	/* MREMAP_MAYMOVE given a high MREMAP_FIXED target */
@@ -44,6 +46,7 @@ struct placement_stats {
 enum pending_call {
 	PENDING_NONE,
 	PENDING_MMAP,		/* a hint-less mmap (rewritten or not): count its result */
+	PENDING_MMAP_HINTED,	/* an mmap the program placed itself: count its result */
 	PENDING_MREMAP_RESERVE,	/* an mremap turned into a high reservation, to replay */
 };
 

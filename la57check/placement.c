@@ -17,7 +17,7 @@
 #include "la57check.h"
 
 /* Placement requests that carry their own idea of where to go are left alone. */
-#define MAP_PLACED_BY_CALLER	(MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_32BIT)
+#define MAP_FIXED_ANY		(MAP_FIXED | MAP_FIXED_NOREPLACE)
 
 /* The hint that puts a mapping of LEN bytes at the top of the 56-bit user space. */
 static uint64_t high_hint(uint64_t len)
@@ -71,8 +71,13 @@ static void on_mmap(struct task *t, const uint64_t *a, const struct placement_op
 	struct user_regs_struct r;
 	uint64_t hint;
 
-	if (a[0] != 0 || (a[3] & MAP_PLACED_BY_CALLER))
+	if (a[3] & MAP_FIXED_ANY)
 		return;
+	/* A hint or MAP_32BIT: counted, to show a runtime that keeps its heap low itself. */
+	if (a[0] != 0 || (a[3] & MAP_32BIT)) {
+		t->pending = PENDING_MMAP_HINTED;
+		return;
+	}
 	t->pending = PENDING_MMAP;
 	if (!opt->high)
 		return;
@@ -182,6 +187,13 @@ void placement_on_exit(struct task *t, const struct __ptrace_syscall_info *info,
 		st->hintless++;
 		if ((uint64_t)info->exit.rval >= P4D_DEFAULT_MAP_WINDOW)
 			st->hintless_high++;
+		break;
+	case PENDING_MMAP_HINTED:
+		if (info->exit.is_error)
+			break;
+		st->hinted++;
+		if ((uint64_t)info->exit.rval < P4D_DEFAULT_MAP_WINDOW)
+			st->hinted_low++;
 		break;
 	case PENDING_MREMAP_RESERVE:
 		replay_mremap(t, info->exit.rval, !info->exit.is_error, st);
