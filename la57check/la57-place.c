@@ -40,7 +40,8 @@ struct tracer {
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: la57-place [--high] [--keep-low-stack] --report FILE -- PROGRAM [ARGS]\n");
+	fprintf(to, "usage: la57-place [--high [--keep-low-stack] [--move-hinted]] --report FILE"
+		" -- PROGRAM [ARGS]\n");
 }
 
 static struct task *task_get(struct tracer *tr, pid_t tid)
@@ -221,8 +222,8 @@ static void write_report(FILE *f, const struct tracer *tr)
 	else
 		fprintf(f, "exit=status %d\n", WEXITSTATUS(status));
 	fprintf(f, "hintless_mmaps=%lu\nhintless_high=%lu\nhinted_mmaps=%lu\nhinted_low=%lu\n"
-		"stacks_kept_low=%lu\nbrk_refused=%lu\nmremap_moved=%lu\n",
-		st->hintless, st->hintless_high, st->hinted, st->hinted_low,
+		"hinted_moved=%lu\nstacks_kept_low=%lu\nbrk_refused=%lu\nmremap_moved=%lu\n",
+		st->hintless, st->hintless_high, st->hinted, st->hinted_low, st->hinted_moved,
 		st->stacks_kept_low, st->brk_refused, st->mremap_moved);
 	fprintf(f, "processes=%lu\nexit_mappings=%lu\nexit_high_mappings=%lu\n"
 		"exit_high_bytes=%lu\nlow_mappings=%s\ntids=%s\nfaults=%lu\n",
@@ -237,6 +238,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "high", no_argument, NULL, 'H' },
 		{ "keep-low-stack", no_argument, NULL, 'S' },
+		{ "move-hinted", no_argument, NULL, 'M' },
 		{ "report", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -250,6 +252,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'H': tr.opt.high = true; break;
 		case 'S': tr.opt.keep_low_stack = true; break;
+		case 'M': tr.opt.move_hinted = true; break;
 		case 'r': report = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;

@@ -31,6 +31,7 @@ static inline bool is_kernel_half(uint64_t addr)
 struct placement_options {
 	bool high;		/* rewrite placements; false: only watch them */
 	bool keep_low_stack;	/* leave MAP_STACK mappings (thread stacks) low */
+	bool move_hinted;	/* move mmaps hinted below 47 bits too */
 };
 
 struct placement_stats {
@@ -38,6 +39,7 @@ struct placement_stats {
 	unsigned long hintless_high;	/* ... and landed at or above 2^47 */
 	unsigned long hinted;		/* mmaps with a hint or MAP_32BIT, left as asked */
 	unsigned long hinted_low;	/* ... that landed below 2^47 */
+	unsigned long hinted_moved;	/* ... given a high hint instead (--move-hinted) */
 	unsigned long stacks_kept_low;	/* MAP_STACK mmaps left alone (--keep-low-stack) */
 	unsigned long brk_refused;	/* brk growth turned into a query */
 	unsigned long mremap_moved;	/* MREMAP_MAYMOVE given a high MREMAP_FIXED target */

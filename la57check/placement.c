@@ -76,6 +76,13 @@ static void on_mmap(struct task *t, const uint64_t *a, const struct placement_op
 	/* A hint or MAP_32BIT: counted, to show a runtime that keeps its heap low itself. */
 	if (a[0] != 0 || (a[3] & MAP_32BIT)) {
 		t->pending = PENDING_MMAP_HINTED;
+		/* --move-hinted: does that runtime survive when its own low hints are ignored? */
+		if (opt->high && opt->move_hinted && !(a[3] & MAP_32BIT) &&
+		    a[0] < P4D_DEFAULT_MAP_WINDOW && high_hint(a[1]) && begin_rewrite(t, &r)) {
+			r.rdi = high_hint(a[1]);
+			commit_rewrite(t, &r);
+			st->hinted_moved++;
+		}
 		return;
 	}
 	t->pending = PENDING_MMAP;
