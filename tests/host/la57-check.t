@@ -2,7 +2,7 @@
 # scripts/la57-check against programs with known answers (tests/workloads/la57-*.c), each
 # in a real 5-level guest, and its bad-input handling on the host.
 #   la57-tagged  keeps a tag in bits 48-62 of its heap pointers: crashed, on a high
-#                pointer cut to 48 bits
+#                pointer cut to 48 bits; with --check it refuses such pointers: misbehaved
 #   la57-clean   treats pointers as opaque: survived, every hint-less mapping above 47
 #                bits (its own record of where its memory was says so)
 #   la57-crash   faults on its own: fails anyway, the same signal in both runs
@@ -87,6 +87,18 @@ else
 fi
 grep -q '^  normal: exited 0' "$tmp/tagged.out"
 is "tagged pointers: the normal run exits 0" "$?" 0
+
+# The same list, checking its pointers: it refuses to run, which the output shows.
+run_check tagged-check -- "$bin/la57-tagged" --check
+is "checked tagged pointers: exit 1, misbehaved" \
+	"$(cat "$tmp/tagged-check.rc") $(verdict tagged-check)" "1 misbehaved"
+if grep -q '^    > la57-tagged: a heap pointer does not fit in 48 bits$' "$tmp/tagged-check.out" &&
+	grep -q '^  high: *exited 1;' "$tmp/tagged-check.out"; then
+	ok "checked tagged pointers: the high run exits 1, its stderr line is shown"
+else
+	not_ok "checked tagged pointers: the high run exits 1, its stderr line is shown" \
+		"$(show tagged-check)"
+fi
 
 # The clean program: its record says where each kind of memory was in each run.
 record=$(mktemp "$P4D_BUILD/out/la57-clean-record.XXXXXX")
