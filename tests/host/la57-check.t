@@ -106,7 +106,8 @@ run_check clean -- "$bin/la57-clean" --record "$record"
 cp "$record" "$tmp/clean.record"
 rm -f "$record"
 is "clean program: exit 0, survived" "$(cat "$tmp/clean.rc") $(verdict clean)" "0 survived"
-# all_addresses LINE below|above: all six addresses of a record line are below (above) 2^47.
+# all_addresses LINE below|above [N]: all N (6) addresses of a record line are below
+# (above) 2^47.
 all_addresses() {
 	local kv addr n=0
 	for kv in $1; do
@@ -118,7 +119,7 @@ all_addresses() {
 			[ "$addr" -ge $WINDOW ] || return 1
 		fi
 	done
-	[ $n -eq 6 ]
+	[ $n -eq "${3:-6}" ]
 }
 if [ "$(wc -l <"$tmp/clean.record")" -eq 2 ] &&
 	all_addresses "$(sed -n 1p "$tmp/clean.record")" below &&
@@ -135,6 +136,33 @@ if [ "$high" = "$all" ] && [ "$high" -gt 0 ] && grep -q 'mremap moved [1-9]' "$t
 	ok "clean program: la57-check counts $high of $all hint-less mmaps high, the realloc moved"
 else
 	not_ok "clean program: every hint-less mmap counted high, the realloc moved" "$(show clean)"
+fi
+
+# p4d_tables NAME RUN: the P4D tables la57-check counted for RUN (normal or high).
+p4d_tables() {
+	grep -A1 "^  $2:" "$tmp/$1.out" | sed -n 's/.*; P4D tables \([0-9]*\)$/\1/p'
+}
+normal=$(p4d_tables clean normal) high=$(p4d_tables clean high)
+if [ -n "$normal" ] && [ -n "$high" ] && [ "$high" -gt "$normal" ]; then
+	ok "clean program: the high run installed more P4D tables ($normal -> $high)"
+else
+	not_ok "clean program: the high run installed more P4D tables" "$(show clean)"
+fi
+
+# --keep-low-stack: the thread stack stays low, everything else still goes high.
+record=$(mktemp "$P4D_BUILD/out/la57-clean-record.XXXXXX")
+run_check low-stack --keep-low-stack -- "$bin/la57-clean" --record "$record"
+high_line=$(sed -n 2p "$record")
+rm -f "$record"
+stack=$(sed -n 's/.*thread_stack=\(0x[0-9a-f]*\).*/\1/p' <<<"$high_line")
+if [ "$(cat "$tmp/low-stack.rc") $(verdict low-stack)" = "0 survived" ] && [ -n "$stack" ] &&
+	[ $((stack)) -lt $WINDOW ] &&
+	all_addresses "${high_line/thread_stack=$stack /}" above 5 &&
+	grep -q 'stacks kept low [1-9]' "$tmp/low-stack.out"; then
+	ok "--keep-low-stack: thread stack $stack below 47 bits, the rest above"
+else
+	not_ok "--keep-low-stack: thread stack below 47 bits, the rest above" "$high_line" \
+		"$(show low-stack)"
 fi
 
 # A program that crashes on its own: the same signal in both runs.
