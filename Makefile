@@ -48,6 +48,7 @@ image: deps
 tools: workloads
 	$(Q)if [ -f bpf/Makefile ]; then $(MAKE) -s -C bpf; fi
 	$(Q)if [ -f tests/validate/Makefile ]; then $(MAKE) -s -C tests/validate; fi
+	$(Q)$(MAKE) -s -C la57check
 	$(Q)$(MAKE) -s -C analysis/walkmodel
 	$(Q)$(MAKE) -s -C analysis/walkmodel/workloads
 

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * la57-place: run a program under ptrace and move its hint-less mappings above 47 bits.
+ * Shared declarations of the tracer's parts: placement (syscall rewriting), maps
+ * (/proc/PID/maps summaries) and fault (what a crash looked like).
+ */
+#ifndef LA57CHECK_H
+#define LA57CHECK_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "p4d_layout.h"
+
+/* A user address above the 47-bit window: only an mmap hint puts anything there. */
+static inline bool is_high_user(uint64_t addr)
+{
+	return addr >= P4D_DEFAULT_MAP_WINDOW && addr <= P4D_TASK_SIZE_MAX_L5;
+}
+
+/* The kernel half (vsyscall): neither low nor high user memory. */
+static inline bool is_kernel_half(uint64_t addr)
+{
+	return addr >> 63;
+}
+
+struct placement_options {
+	bool high;		/* rewrite placements; false: only watch them */
+	bool keep_low_stack;	/* leave MAP_STACK mappings (thread stacks) low */
+	bool move_hinted;	/* move mmaps hinted below 47 bits too */
+};
+
+struct placement_stats {
+	unsigned long hintless;		/* hint-less mmaps that succeeded */
+	unsigned long hintless_high;	/* ... and landed at or above 2^47 */
+	unsigned long hinted;		/* mmaps with a hint or MAP_32BIT, left as asked */
+	unsigned long hinted_low;	/* ... that landed below 2^47 */
+	unsigned long hinted_moved;	/* ... given a high hint instead (--move-hinted) */
+	unsigned long stacks_kept_low;	/* MAP_STACK mmaps left alone (--keep-low-stack) */
+	unsigned long brk_refused;	/* brk growth turned into a query */
+	unsigned long mremap_moved;	/* MREMAP_MAYMOVE given a high MREMAP_FIXED target */
+};
+
+enum pending_call {
+	PENDING_NONE,
+	PENDING_MMAP,		/* a hint-less mmap (rewritten or not): count its result */
+	PENDING_MMAP_HINTED,	/* an mmap the program placed itself: count its result */
+	PENDING_MREMAP_RESERVE,	/* an mremap turned into a high reservation, to replay */
+};
+
+/* What the tracer remembers about one traced thread between its syscall stops. */
+struct task {
+	pid_t tid;
+	bool seen_first_stop;		/* the SIGSTOP every auto-attached task starts with */
+	bool replaying_mremap;		/* the next mremap entry is our replay: leave it */
+	bool restore_args;		/* put the caller's arguments back at syscall exit */
+	enum pending_call pending;
+	struct user_regs_struct saved;	/* registers at the entry of a rewritten call */
+};
+
+struct __ptrace_syscall_info;
+void placement_on_entry(struct task *t, const struct __ptrace_syscall_info *info,
+			const struct placement_options *opt, struct placement_stats *st);
+void placement_on_exit(struct task *t, const struct __ptrace_syscall_info *info,
+		       struct placement_stats *st);
+
+/* A summary of one address space, taken from /proc/PID/maps. */
+struct maps_summary {
+	unsigned long mappings;
+	unsigned long high_mappings;	/* starting at or above 2^47 */
+	unsigned long high_bytes;
+	char low_names[1024];		/* "name xN, ..." of the mappings that stayed low */
+};
+
+/* One mapping, as much as fault analysis needs. */
+struct mapping {
+	uint64_t start, end;
+	uint64_t offset;
+	char name[256];
+};
+
+struct maps {
+	struct mapping *v;
+	size_t n;
+};
+
+int maps_read(pid_t pid, struct maps *m);
+void maps_free(struct maps *m);
+const struct mapping *maps_find(const struct maps *m, uint64_t addr);
+void maps_summarize(const struct maps *m, struct maps_summary *sum);
+
+/* Describe how VALUE relates to the high mappings of M, in BUF (one phrase). */
+void describe_address(const struct maps *m, uint64_t value, char *buf, size_t len);
+
+/* The last fatal-looking signal a traced thread received, already written out as text. */
+struct fault {
+	int signo;
+	unsigned long count;	/* fault signals seen, handled ones included */
+	char text[2048];	/* "key=value" lines for the report */
+};
+
+void fault_record(pid_t tid, const siginfo_t *si, struct fault *f);
+bool is_fault_signal(int signo);
+
+#endif /* LA57CHECK_H */

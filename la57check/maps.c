@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/PID/maps of a traced process: read while the process is stopped (at a fault or
+ * at its exit, before the address space goes), summarized for the report.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la57check.h"
+
+int maps_read(pid_t pid, struct maps *m)
+{
+	char path[64], line[512];
+	size_t cap = 0;
+	FILE *f;
+
+	m->v = NULL;
+	m->n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct mapping mp = { 0 };
+		int name_at = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n",
+			   &mp.start, &mp.end, &mp.offset, &name_at) < 3)
+			continue;
+		if (name_at > 0) {
+			snprintf(mp.name, sizeof(mp.name), "%s", line + name_at);
+			mp.name[strcspn(mp.name, "\n")] = '\0';
+		}
+		if (m->n == cap) {
+			struct mapping *v = realloc(m->v, (cap ? cap * 2 : 64) * sizeof(*v));
+
+			if (!v)
+				break;
+			m->v = v;
+			cap = cap ? cap * 2 : 64;
+		}
+		m->v[m->n++] = mp;
+	}
+	fclose(f);
+	return 0;
+}
+
+void maps_free(struct maps *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+const struct mapping *maps_find(const struct maps *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (addr >= m->v[i].start && addr < m->v[i].end)
+			return &m->v[i];
+	return NULL;
+}
+
+static const char *display_name(const struct mapping *mp)
+{
+	return mp->name[0] ? mp->name : "[anon]";
+}
+
+/* Append "name xN" groups of the low mappings, in the order they first appear. */
+static void list_low_names(const struct maps *m, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->n; i++) {
+		const char *name = display_name(&m->v[i]);
+		unsigned long count = 0;
+		bool listed = false;
+
+		if (m->v[i].start >= P4D_DEFAULT_MAP_WINDOW)
+			continue;
+		for (size_t j = 0; j < m->n; j++) {
+			if (m->v[j].start >= P4D_DEFAULT_MAP_WINDOW ||
+			    strcmp(display_name(&m->v[j]), name))
+				continue;
+			if (j < i)
+				listed = true;
+			count++;
+		}
+		if (listed || used >= len)
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s x%lu", used ? ", " : "", name, count);
+	}
+}
+
+void maps_summarize(const struct maps *m, struct maps_summary *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < m->n; i++) {
+		if (is_kernel_half(m->v[i].start))
+			continue;
+		sum->mappings++;
+		if (!is_high_user(m->v[i].start))
+			continue;
+		sum->high_mappings++;
+		sum->high_bytes += m->v[i].end - m->v[i].start;
+	}
+	list_low_names(m, sum->low_names, sizeof(sum->low_names));
+}

@@ -1,0 +1,11 @@
+# la57-check survey: arrays, hashes, strings, closures and references.
+use strict;
+use warnings;
+my @words = sort map { sprintf "w%05d", ($_ * 7919) % 2003 } 1 .. 2000;
+my %counts;
+$counts{ substr $_, 0, 3 }++ for @words;
+my $adder = sub { my $n = shift; return sub { return $_[0] + $n } };
+my ($add3, $sum) = ($adder->(3), 0);
+$sum = $add3->($sum) % 1000003 for 1 .. 200000;
+my @boxed = map { { w => $words[$_], d => $_ / 7 } } 0 .. $#words;
+printf "%s %s %d %d %.3f\n", $words[0], $words[-1], scalar keys %counts, $sum, $boxed[1999]{d};
