@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 
 if ! command -v bpftrace >/dev/null; then
-	skip "bpftrace scripts and one-liners" "no bpftrace in this root"
+	not_ok "bpftrace scripts and one-liners" "no bpftrace in this root: run 'make deps' (scripts/deps installs it)"
 	tap_done
 fi
 

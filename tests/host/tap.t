@@ -67,6 +67,17 @@ ok 2 inner: x
 #   why
 1..2"
 
+# Skips are kept by name, from a merged stream and from skip() alike.
+(
+	. tests/lib/tap.sh
+	tap_merge inner emit 'ok 1 x # SKIP no y\nok 2 z\n1..2\n' 0 >/dev/null
+	skip own "no w" >/dev/null
+	printf '%s\n' "${tap_skips[@]}"
+) >"$tmp/skips"
+is "skipped checks are listed by name with their reason" "$(cat "$tmp/skips")" \
+	"inner: x # SKIP no y
+own # SKIP no w"
+
 # The real thing: tap_done's plan matches what the helpers counted.
 (
 	. tests/lib/tap.sh

@@ -4,6 +4,7 @@
 #   skip NAME REASON
 #   tap_done               prints the plan, exits 0 (all passed), 1 (a failure) or 4 (all skipped)
 tap_n=0 tap_failed=0 tap_skipped=0
+tap_skips=()	# "NAME # SKIP REASON" of every skipped result, for a closing list
 
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n $1"; }
 
@@ -14,7 +15,11 @@ not_ok() {
 	[ $# -eq 0 ] || printf '#   %s\n' "$@"
 }
 
-skip() { tap_n=$((tap_n + 1)) tap_skipped=$((tap_skipped + 1)); echo "ok $tap_n $1 # SKIP $2"; }
+skip() {
+	tap_n=$((tap_n + 1)) tap_skipped=$((tap_skipped + 1))
+	tap_skips+=("$1 # SKIP $2")
+	echo "ok $tap_n $1 # SKIP $2"
+}
 
 check() {
 	local name=$1 out
@@ -47,7 +52,10 @@ tap_merge() {
 		if [[ $line =~ ^(not )?ok\ [0-9]+( -)?\ ?(.*)$ ]]; then
 			tap_n=$((tap_n + 1)) results=$((results + 1))
 			[ -z "${BASH_REMATCH[1]}" ] || tap_failed=$((tap_failed + 1))
-			[[ $line != *"# SKIP"* ]] || tap_skipped=$((tap_skipped + 1))
+			if [[ $line == *"# SKIP"* ]]; then
+				tap_skipped=$((tap_skipped + 1))
+				tap_skips+=("$name: ${BASH_REMATCH[3]}")
+			fi
 			echo "${BASH_REMATCH[1]}ok $tap_n $name: ${BASH_REMATCH[3]}"
 		elif [[ $line =~ ^1\.\.([0-9]+)$ ]] && [ -z "$plan" ]; then
 			plan=${BASH_REMATCH[1]}
