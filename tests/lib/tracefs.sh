@@ -34,3 +34,17 @@ field() {
 	done
 	return 1
 }
+
+# values_of FILE PID EVENT NAME: the NAME=... values of the records of EVENT raised by PID
+# in FILE (trace_stop's), sorted.
+values_of() {
+	awk -v pid="$2" -v ev="$3" -v key="$4=" '$1 == pid && $2 == ev {
+		for (i = 3; i <= NF; i++) if (index($i, key) == 1) print substr($i, length(key) + 1) }' \
+		"$1" | sort
+}
+
+# region_of ADDR: the start of the 256 TiB region (one PGD entry on 5-level paging, one
+# P4D table) holding user address ADDR, printed as the P4D events print addresses.
+region_of() {
+	printf '0x%x\n' $(($1 >> 48 << 48))
+}
