@@ -8,11 +8,7 @@
 # worked while it recorded nothing under stress.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. ../lib/guest.sh
 probe=0x8000000000	# the block added at 512 GiB: beyond the guest's RAM, inside its 1 TiB
 level=$([ "$mode" = 5 ] && echo pgd || echo p4d)
 ptdump=/sys/kernel/debug/page_tables/kernel

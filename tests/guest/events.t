@@ -5,12 +5,7 @@
 # kernel_pgd_sync events-sync.t's.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-bin=../../build/bin
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. ../lib/guest.sh
 
 ## formats
 check_format() {

@@ -12,12 +12,7 @@
 # N * K events prove it traced the cycles on every mode.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-bin=../../build/bin
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. ../lib/guest.sh
 
 N=1000 K=3
 trace_start leak pgtable/p4d_alloc pgtable/p4d_free mmap/x86_get_unmapped_area

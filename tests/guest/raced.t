@@ -8,12 +8,7 @@
 # next to the window events of the same mmaps.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-bin=../../build/bin
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. ../lib/guest.sh
 MAX_TRIES=200 REGIONS=32
 
 cpus=$(grep -c '^processor' /proc/cpuinfo)
