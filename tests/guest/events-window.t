@@ -5,12 +5,7 @@
 # result against the address mmap returned (or its error) and /proc/PID/maps.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-bin=../../build/bin
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. ../lib/guest.sh
 
 ## get_unmapped_area: one event per mmap, paired through trace_marker
 echo 8 >/proc/sys/vm/nr_hugepages
@@ -30,6 +25,12 @@ awk '$2 == "tracing_mark_write" && $3 == "mmapcases" { pending[$1] = substr($4, 
 		if (kv[1] ~ /^(path|window|outcome|result)$/) line = line " " kv[1] "=" kv[2]
 	}
 	print line; delete pending[$1] }' "$tmp/gua" >"$tmp/decisions"
+# The same events' other fields: "case hint len flags high_limit outcome result".
+awk '$2 == "tracing_mark_write" && $3 == "mmapcases" { pending[$1] = substr($4, 6); next }
+     $2 == "x86_get_unmapped_area" && ($1 in pending) {
+	for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	print pending[$1], v["hint"], v["len"], v["flags"], v["high_limit"], v["outcome"], v["result"]
+	delete pending[$1] }' "$tmp/gua" >"$tmp/arguments"
 
 # Expectations from the documented behaviour (Documentation/x86/x86_64/5level-paging.rst):
 # case path window-on-5 window-on-4 outcome-on-5 outcome-on-4 where-on-5 where-on-4
@@ -101,6 +102,41 @@ check_result() {
 	[ "$got" = "$want" ] || result_bad+=("$name: event result=$got, want $want (mmap: $line)")
 }
 
+# flags_of NAME: the mmap flags mmapcases.c gives case NAME, as get_unmapped_area sees
+# them: MAP_PRIVATE | MAP_ANONYMOUS and the case's own; do_mmap() adds MAP_FIXED to
+# MAP_FIXED_NOREPLACE.
+flags_of() {
+	local flags=$((0x02 | 0x20))
+	case $1 in
+	fixed | bu-fixed) flags=$((flags | 0x10)) ;;
+	noreplace) flags=$((flags | 0x100000 | 0x10)) ;;
+	map32bit) flags=$((flags | 0x40)) ;;
+	*huge*) flags=$((flags | 0x40000)) ;;
+	esac
+	printf '0x%x' $flags
+}
+
+# check_arguments NAME MMAP-LINE: the event's hint and len are what mmapcases passed, its
+# flags the case's; high_limit is 0 when no search ran (hint, fixed), else the search's
+# upper bound: above the mapping it found. Failures go to arguments_bad.
+arguments_bad=()
+check_arguments() {
+	local name=$1 kv ev_hint ev_len ev_flags limit outcome result want
+	read -ra kv <<<"$2"
+	read -r _ ev_hint ev_len ev_flags limit outcome result < <(grep "^$name " "$tmp/arguments")
+	# As the event prints them (mmapcases's %#lx prints 0 as "0").
+	want=$(printf 'hint=0x%x len=0x%x flags=%s' "$(field hint "${kv[@]}")" "$(field len "${kv[@]}")" \
+		"$(flags_of "$name")")
+	[ "hint=$ev_hint len=$ev_len flags=$ev_flags" = "$want" ] ||
+		arguments_bad+=("$name: event hint=$ev_hint len=$ev_len flags=$ev_flags, want $want")
+	case "$outcome" in
+	hint | fixed) [ "$limit" = 0x0 ] || arguments_bad+=("$name: $outcome, high_limit=$limit, want 0x0") ;;
+	search) [ $((limit)) -ne 0 ] && [ $((result + ev_len)) -le $((limit)) ] ||
+		arguments_bad+=("$name: search found $result + $ev_len, above high_limit=$limit") ;;
+	*) [ $((limit)) -ne 0 ] || arguments_bad+=("$name: $outcome after a search, high_limit=0x0") ;;
+	esac
+}
+
 while read -r name path win5 win4 out5 out4 where5 where4; do
 	[ -n "$name" ] || continue
 	if [ "$mode" = 5 ]; then win=$win5 out=$out5 where=$where5; else win=$win4 out=$out4 where=$where4; fi
@@ -117,7 +153,14 @@ while read -r name path win5 win4 out5 out4 where5 where4; do
 			"event: ${decision:-none}" "mmap: ${line:-none} ($got_where)"
 	fi
 	check_result "$name" "$cases" "$line" "$decision"
+	check_arguments "$name" "$line"
 done <<<"$expectations"
+if [ ${#arguments_bad[@]} -eq 0 ]; then
+	ok "hint, len, flags: what mmapcases passed; high_limit: 0 without a search, else above what it found"
+else
+	not_ok "hint, len, flags: what mmapcases passed; high_limit: 0 without a search, else above what it found" \
+		"${arguments_bad[@]}"
+fi
 if [ ${#result_bad[@]} -eq 0 ]; then
 	ok "result: every event's result is what mmap returned, or its error, and /proc/PID/maps holds it"
 else
