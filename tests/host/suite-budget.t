@@ -40,6 +40,10 @@ check "control: pgrep finds the child that left the session" test -n "$escaped"
 
 is "--budget sums the planted tests' budgets" \
 	"$(P4DSCOPE_DEFAULT_BUDGET=3 tests/guest/suite --budget "$tmp/planted")" 6
+is "--budget sums only the tests named" \
+	"$(P4DSCOPE_DEFAULT_BUDGET=3 tests/guest/suite --budget "$tmp/planted" b-after.t)" 3
+P4DSCOPE_DEFAULT_BUDGET=3 tests/guest/suite "$tmp/planted" b-after.t >"$tmp/out" 2>&1
+is "the suite runs only the tests named" "$(grep -E '^(not )?ok ' "$tmp/out")" "ok 1 b-after: ran"
 is "--budget scales with P4DSCOPE_BUDGET_SCALE" \
 	"$(P4DSCOPE_DEFAULT_BUDGET=3 P4DSCOPE_BUDGET_SCALE=4 tests/guest/suite --budget "$tmp/planted")" 24
 tests/lib/budget x true 2>/dev/null

@@ -17,12 +17,43 @@ trace_start() {
 
 # trace_stop NAME FILE: stop the instance, save its events as records to FILE, remove it.
 # A record is one line: "PID EVENT FIELDS", e.g. "214 p4d_free mm=... address=0x... pfn=0x...".
+# P4DSCOPE_PLANT=EVENT:FIELD falsifies FIELD in every record of EVENT (tests/run-plants:
+# the tests must then fail).
 trace_stop() {
 	local inst=$tfs/instances/$1
 	echo 0 >"$inst/tracing_on"
 	sed -n -E 's/^.*-([0-9]+) +\[[0-9]+\] [^ ]+ +[0-9.]+: ([a-z0-9_]+): (.*)$/\1 \2 \3/p' \
-		"$inst/trace" >"$2"
+		"$inst/trace" | plant >"$2"
 	rmdir "$inst"
+}
+
+# plant: records from stdin to stdout, with P4DSCOPE_PLANT's field falsified: a hex
+# number gets bit 12 flipped (a page off), a decimal one grows by 1, a word becomes
+# "planted".
+plant() {
+	local event name
+	if [ -z "${P4DSCOPE_PLANT:-}" ]; then
+		cat
+		return
+	fi
+	event=${P4DSCOPE_PLANT%%:*} name=${P4DSCOPE_PLANT#*:}
+	awk -v event="$event" -v key="$name=" '
+	function flip(hex,   digits, i, d) {	# bit 12: bit 0 of the fourth hex digit from the right
+		digits = substr(hex, 3)
+		while (length(digits) < 4) digits = "0" digits
+		i = length(digits) - 3
+		d = index("0123456789abcdef", substr(digits, i, 1))
+		digits = substr(digits, 1, i - 1) substr("1032547698badcfe", d, 1) substr(digits, i + 1)
+		sub(/^0+/, "", digits)
+		return "0x" (digits == "" ? "0" : digits)
+	}
+	$2 == event { for (f = 3; f <= NF; f++) if (index($f, key) == 1) {
+		v = substr($f, length(key) + 1)
+		if (v ~ /^0x[0-9a-f]+$/) v = flip(v)
+		else if (v ~ /^[0-9]+$/) v = v + 1
+		else v = "planted"
+		$f = key v } }
+	{ print }'
 }
 
 # field NAME RECORD...: the value of NAME=... in a record.
