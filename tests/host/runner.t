@@ -2,7 +2,7 @@
 # Host tests of scripts/run-guest: exit status, streams, timeout, paging modes, guest
 # failures and usage errors. Each boot is a real QEMU guest.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 
 run=scripts/run-guest

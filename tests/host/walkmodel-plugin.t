@@ -3,7 +3,7 @@
 # plugin's one-line reason reaches stderr, run-guest exits 125, and no result file is left
 # behind. The guest never boots in these cases, so this costs a QEMU start each.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 . scripts/lib.sh
 tmp=$(mktemp -d)

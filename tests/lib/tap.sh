@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # TAP helpers for p4dscope's shell tests (kselftest style). Source it.
 #   check NAME CMD...      ok when CMD succeeds
 #   is NAME GOT WANT       ok when GOT equals WANT, else shows both

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tracefs helpers for in-guest tests: each test traces in its own instance, so tests
 # and tools never see each other's events. Source it.
 tfs=/sys/kernel/tracing
