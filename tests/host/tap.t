@@ -46,6 +46,11 @@ not ok 2 planted: b"
 is "a failure status with no failing result is a failure" \
 	"$(merged 'ok 1 a\n1..1\n' 3)" "n=2 failed=1 skipped=0 rc=3
 not ok 2 planted: exited with status 3"
+is "names keep a leading dash; TAP's \" - \" separator goes" \
+	"$(merged 'ok 1 --flag works\nok 2 - dashed\nok 3\n1..3\n' 0; cat "$tmp/out")" "n=3 failed=0 skipped=0 rc=0
+ok 1 planted: --flag works
+ok 2 planted: dashed
+ok 3 planted: "
 is "all skipped (exit 4) is no failure" \
 	"$(merged 'ok 1 a # SKIP why\n1..1\n' 4)" "n=1 failed=0 skipped=1 rc=4"
 is "killed by timeout(1) (exit 124) fails, named, even after a failure" \

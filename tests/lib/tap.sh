@@ -50,7 +50,7 @@ tap_merge() {
 	shift
 	rcfile=$(mktemp)
 	while IFS= read -r line; do
-		if [[ $line =~ ^(not )?ok\ [0-9]+( -)?\ ?(.*)$ ]]; then
+		if [[ $line =~ ^(not )?ok\ [0-9]+(\ -\ |\ |$)(.*)$ ]]; then
 			tap_n=$((tap_n + 1)) results=$((results + 1))
 			[ -z "${BASH_REMATCH[1]}" ] || tap_failed=$((tap_failed + 1))
 			if [[ $line == *"# SKIP"* ]]; then
