@@ -19,7 +19,7 @@ WORKLOAD_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps tree kernel kernel-vanilla kernel-debug kernel-no5level image tools \
-	workloads run test test-guest test-debug bench check-patches clean
+	workloads run test test-guest test-plants test-debug bench check-patches clean
 
 all: kernel image tools
 
@@ -81,6 +81,12 @@ check-patches: tree
 # QUICK=1: a short run that only proves the programs work (make test runs it).
 bench: kernel kernel-vanilla kernel-no5level image tools
 	$(Q)analysis/run $(if $(QUICK),--quick)
+
+# A fault planted in each event field, one boot each: the event tests must fail on every
+# one (tests/run-plants; MODE=4 or no5lvl for those boots).
+MODE ?= 5
+test-plants: kernel image tools
+	$(Q)tests/run-plants $(MODE)
 
 # SUBSET=ci: the short named subset (tests/run-debug --ci).
 test-debug: kernel-debug image tools

@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
-# The series' trace events, read from tracefs directly (no tool of ours): their formats,
-# P4D allocations and frees against the layout a workload creates, get_unmapped_area
-# decisions case by case, and kernel page-table syncs under vmalloc stress and hotplug.
+# The series' P4D events, read from tracefs directly (no tool of ours): the four events'
+# formats, then p4d_alloc and p4d_free field by field against the layout a workload
+# creates and the addresses mmap gave it. get_unmapped_area is events-window.t's,
+# kernel_pgd_sync events-sync.t's.
 set -uo pipefail
-cd "$(dirname "$0")"
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-bin=../../build/bin
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cd "$(dirname "$0")" || exit 1
+. ../lib/guest.sh
 
 ## formats
 check_format() {
@@ -29,160 +25,89 @@ check_format pgtable/p4d_free mm address pfn
 check_format pgtable/kernel_pgd_sync start end level copied visited
 check_format mmap/x86_get_unmapped_area hint len flags path window high_limit outcome result
 
-## P4D tables: K distinct high PGD-entry regions in each of N fresh processes
+## P4D tables: K distinct high PGD-entry regions in each of N fresh processes. The
+## window event of the same mmaps is recorded by the same instance: it is the control
+## that the instance worked where the P4D events must stay silent.
 K=3 N=4
-trace_start p4d pgtable/p4d_alloc pgtable/p4d_free
-"$bin"/highmap $K $N >"$tmp/highmap"
+trace_start p4d pgtable/p4d_alloc pgtable/p4d_free mmap/x86_get_unmapped_area
+"$bin"/highmap $K $N >"$tmp/highmap" &
+highmap=$!
+wait $highmap
 is "highmap: all $N children mapped $K regions" "$?" 0
 trace_stop p4d "$tmp/p4d"
+is "highmap reported $N children" "$(grep -c '^child=[0-9]* status=0' "$tmp/highmap")" $N
+
+# Child I maps region I << 48 for I in 1..K: the window event must show that hint, the
+# address mmap returned, and the window and outcome of the mode (5-level honours the
+# hint from the full window; 4-level and no5lvl search the default one).
+if [ "$mode" = 5 ]; then want_decision="window=full outcome=hint"
+else want_decision="window=default outcome=search"; fi
+bad=() windows=0
+while read -r child _ addrs; do
+	pid=${child#child=} i=0
+	want=$(for a in $addrs; do i=$((i + 1)); printf '0x%x %s %s\n' $((i << 48)) "${a#addr=}" "$want_decision"; done | sort)
+	got=$(awk -v pid="$pid" '$1 == pid && $2 == "x86_get_unmapped_area" {
+		sub(/^hint=/, "", $3); sub(/^result=/, "", $10); print $3, $10, $7, $9 }' "$tmp/p4d" | sort)
+	windows=$((windows + $(grep -c . <<<"$got")))
+	[ "$got" = "$want" ] || bad+=("child $pid: events [$got]" "  want [$want]")
+done <"$tmp/highmap"
+if [ ${#bad[@]} -eq 0 ] && [ $windows = $((N * K)) ]; then
+	ok "window events: each child's $K mmaps with their hint, the address mmap returned, $want_decision"
+else
+	not_ok "window events: each child's $K mmaps with their hint, the address mmap returned, $want_decision" \
+		"${bad[@]}" "$windows events from the children, want $((N * K))"
+fi
 
 if [ "$mode" = 5 ]; then
-	# Pair each free with the latest installed allocation of the same table (pfn; the
-	# text prints mm hashed, "(____ptrval____)" until the guest's crng is ready) and
-	# list, per freeing process, the PGD entries (address >> 48) of the tables it freed.
-	awk '$2 == "p4d_alloc" && /outcome=installed/ { split($4, a, "="); addr[$5] = a[2] }
-	     $2 == "p4d_free" { print $1, ($5 in addr) ? addr[$5] : "unallocated"; delete addr[$5] }' \
-		"$tmp/p4d" | while read -r pid addr; do
-			[ "$addr" = unallocated ] && echo "$pid $addr" || echo "$pid $((addr >> 48))"
-		done | sort -n -k1,1 -k2,2 >"$tmp/freed"
-	bad=()
+	# Per child, from the events' own address fields: it allocated one table per
+	# region it mapped (the region of the address mmap returned; the table of PGD entry
+	# 0 came with fork, in the parent), and its exit freed those and entry 0's.
+	alloc_bad=() free_bad=()
 	while read -r child _ addrs; do
 		pid=${child#child=}
-		# The layout predicts one P4D table per distinct PGD entry the child touched,
-		# plus entry 0, which holds its stack and what it shares with its parent.
-		expect=$({ echo 0; for a in $addrs; do echo $((${a#addr=} >> 48)); done; } | sort -n -u | tr '\n' ' ')
-		got=$(awk -v pid="$pid" '$1 == pid { print $2 }' "$tmp/freed" | tr '\n' ' ')
-		[ "$got" = "$expect" ] || bad+=("child $pid: freed tables of PGD entries [$got], layout predicts [$expect]")
+		regions=$(for a in $addrs; do region_of "${a#addr=}"; done | sort -u)
+		got=$(values_of "$tmp/p4d" "$pid" p4d_alloc address)
+		[ "$got" = "$regions" ] || alloc_bad+=("child $pid: p4d_alloc at [${got//$'\n'/ }], mapped regions [${regions//$'\n'/ }]")
+		want=$({ echo 0x0; echo "$regions"; } | sort)
+		got=$(values_of "$tmp/p4d" "$pid" p4d_free address)
+		[ "$got" = "$want" ] || free_bad+=("child $pid: p4d_free at [${got//$'\n'/ }], want [${want//$'\n'/ }]")
 	done <"$tmp/highmap"
-	if [ ${#bad[@]} -eq 0 ] && [ "$(wc -l <"$tmp/highmap")" = $N ]; then
-		ok "each child installed one P4D table per PGD entry it touched, and its exit freed them"
+	if [ ${#alloc_bad[@]} -eq 0 ]; then
+		ok "p4d_alloc address: each child's tables are exactly the 256 TiB regions of what mmap returned"
 	else
-		not_ok "each child installed one P4D table per PGD entry it touched, and its exit freed them" "${bad[@]}"
+		not_ok "p4d_alloc address: each child's tables are exactly the 256 TiB regions of what mmap returned" "${alloc_bad[@]}"
 	fi
-	is "every freed table was installed in the run" "$(grep -c unallocated "$tmp/freed")" 0
-	# Both events name a table by the start of the 256 TiB region it maps.
-	unaligned=$(grep -oE ' p4d_(alloc|free) mm=[^ ]+ address=0x[0-9a-f]+' "$tmp/p4d" |
-		while read -r ev _ a; do a=${a#address=}; [ $((a & (1 << 48) - 1)) -eq 0 ] || echo "$ev $a"; done)
-	is "every p4d_alloc and p4d_free address is 256 TiB aligned" "$unaligned" ""
-	is "every p4d_free carries its allocation's address" "$(awk '
+	if [ ${#free_bad[@]} -eq 0 ]; then
+		ok "p4d_free address: each child's exit freed entry 0's table and its regions'"
+	else
+		not_ok "p4d_free address: each child's exit freed entry 0's table and its regions'" "${free_bad[@]}"
+	fi
+	# highmap itself: its exec built the new stack at the top of the 56-bit space
+	# (region 0xff000000000000) and moved it down, and each fork copied entry 0
+	# (docs/events.md): N + 1 tables at 0x0 and one at 0xff000000000000.
+	is "p4d_alloc address: highmap's exec and its $N forks (0x0 x $((N + 1)), 0xff000000000000 x 1)" \
+		"$(values_of "$tmp/p4d" $highmap p4d_alloc address | uniq -c | awk '{ printf "%s x %s ", $2, $1 }')" \
+		"0x0 x $((N + 1)) 0xff000000000000 x 1 "
+	is "p4d_alloc kernel: every table of the run is a user one (kernel=0)" \
+		"$(grep ' p4d_alloc ' "$tmp/p4d" | grep -vc ' kernel=0 ')" 0
+	# Pairing by pfn: each free is of a table installed in the run, with its address.
+	is "p4d_free pfn: every freed table was installed in the run, and carries its address" "$(awk '
 		$2 == "p4d_alloc" && /outcome=installed/ { addr[$5] = $4 }
-		$2 == "p4d_free" && ($5 in addr) && addr[$5] != $4 { print $5, addr[$5], $4 }' "$tmp/p4d")" ""
+		$2 == "p4d_free" { if (!($5 in addr)) print "not installed:", $5; else if (addr[$5] != $4) print $5, addr[$5], $4; delete addr[$5] }' \
+		"$tmp/p4d")" ""
 	is "installed tables = freed tables over the run" \
 		"$(grep -c ' p4d_alloc .*outcome=installed' "$tmp/p4d")" "$(grep -c ' p4d_free ' "$tmp/p4d")"
 	is "no p4d_alloc of the run raced or failed" \
 		"$(grep ' p4d_alloc ' "$tmp/p4d" | grep -vc 'outcome=installed')" 0
 else
-	is "paging $mode: p4d_alloc never fires" "$(grep -c ' p4d_alloc ' "$tmp/p4d")" 0
-	is "paging $mode: p4d_free never fires" "$(grep -c ' p4d_free ' "$tmp/p4d")" 0
+	# The control above passed only if this instance recorded the children's mmaps.
+	is "paging $mode: p4d_alloc never fires (control: $windows window events recorded)" \
+		"$windows $(grep -c ' p4d_alloc ' "$tmp/p4d")" "$((N * K)) 0"
+	is "paging $mode: p4d_free never fires (control: $windows window events recorded)" \
+		"$windows $(grep -c ' p4d_free ' "$tmp/p4d")" "$((N * K)) 0"
 	high=$(grep -o 'addr=0x[0-9a-f]*' "$tmp/highmap" | while read -r a; do
 		[ $((${a#addr=} >> 47)) -eq 0 ] || echo "$a"; done)
 	is "paging $mode: high hints fall back below 47 bits" "$high" ""
-fi
-
-## get_unmapped_area: one event per mmap, paired through trace_marker
-echo 8 >/proc/sys/vm/nr_hugepages
-trace_start gua mmap/x86_get_unmapped_area
-inst=$tfs/instances/gua
-"$bin"/mmapcases topdown "$inst/trace_marker" >"$tmp/cases"
-"$bin"/mmapcases bottomup "$inst/trace_marker" >>"$tmp/cases"
-trace_stop gua "$tmp/gua"
-echo 0 >/proc/sys/vm/nr_hugepages
-
-# The event following each marker, from the marker's process: "case path window outcome result".
-awk '$2 == "tracing_mark_write" && $3 == "mmapcases" { pending[$1] = substr($4, 6); next }
-     $2 == "x86_get_unmapped_area" && ($1 in pending) {
-	line = pending[$1]
-	for (i = 3; i <= NF; i++) {
-		split($i, kv, "=")
-		if (kv[1] ~ /^(path|window|outcome|result)$/) line = line " " kv[1] "=" kv[2]
-	}
-	print line; delete pending[$1] }' "$tmp/gua" >"$tmp/decisions"
-
-# Expectations from the documented behaviour (Documentation/x86/x86_64/5level-paging.rst):
-# case path window-on-5 window-on-4 outcome-on-5 outcome-on-4 where-on-5 where-on-4
-# where: hint (the result is the hint), low (below 47 bits), high (above, not the hint),
-# 32bit (below 2 GiB), error (the call fails). A bottom-up search of the full window
-# still returns its first fit from the legacy base, so bu-occupied lands low.
-expectations='
-nohint       topdown          default default search   search   low   low
-lowhint      topdown          default default hint     hint     hint  hint
-highhint     topdown          full    default hint     search   hint  low
-occupied     topdown          full    default search   search   high  low
-straddle     topdown          default default search   search   low   low
-fixed        topdown          full    default fixed    fixed    hint  error
-noreplace    topdown          full    default fixed    fixed    hint  error
-map32bit     topdown          default default search   search   32bit 32bit
-nospace      topdown          default default enomem   enomem   error error
-huge         hugetlb_topdown  default default search   search   low   low
-hugehigh     hugetlb_topdown  full    default hint     search   hint  low
-hugeoccupied hugetlb_topdown  full    default search   search   high  low
-bu-nohint    bottomup         default default search   search   low   low
-bu-highhint  bottomup         full    default hint     search   hint  low
-bu-occupied  bottomup         full    default search   search   low   low
-bu-fixed     bottomup         full    default fixed    fixed    hint  error
-bu-huge      hugetlb_bottomup default default search   search   low   low
-bu-hugehigh  hugetlb_bottomup full    default hint     search   hint  low
-'
-place() {
-	local hint=$1 result=$2
-	case "$result" in
-	error=*) echo error ;;
-	*) result=${result#result=}
-		if [ $((result)) -eq $((hint)) ]; then echo hint
-		elif [ $((result >> 31)) -eq 0 ]; then echo 32bit
-		elif [ $((result >> 47)) -eq 0 ]; then echo low
-		else echo high; fi ;;
-	esac
-}
-while read -r name path win5 win4 out5 out4 where5 where4; do
-	[ -n "$name" ] || continue
-	if [ "$mode" = 5 ]; then win=$win5 out=$out5 where=$where5; else win=$win4 out=$out4 where=$where4; fi
-	line=$(grep "^case=$name " "$tmp/cases")
-	got_where=$(place "$(field hint $line)" "${line##* }")
-	decision=$(grep "^$name " "$tmp/decisions")
-	want="$name path=$path window=$win outcome=$out"
-	if [ "${decision% result=*}" = "$want" ] && [ "$got_where" = "$where" ]; then
-		ok "get_unmapped_area $name: $path, $win window, $out, lands $where"
-	else
-		not_ok "get_unmapped_area $name: $path, $win window, $out, lands $where" \
-			"event: ${decision:-none}" "mmap: ${line:-none} ($got_where)"
-	fi
-done <<<"$expectations"
-
-## kernel_pgd_sync: vmalloc never syncs after boot (its top level is preallocated) ...
-trace_start sync pgtable/kernel_pgd_sync
-before=$(grep -c vmalloc /proc/vmallocinfo)
-# Each process holds a vmalloc'ed kernel stack until killed (a fixed sleep could end
-# before the last fork on a slow debug kernel).
-sleepers=()
-for i in $(seq 100); do sleep 600 & sleepers+=($!); done
-bpftool map create /sys/fs/bpf/p4dscope-big type array key 4 value 65536 entries 64 \
-	name p4dscope_big 2>/dev/null
-peak=$(grep -c vmalloc /proc/vmallocinfo)
-rm -f /sys/fs/bpf/p4dscope-big
-kill "${sleepers[@]}"
-wait "${sleepers[@]}" 2>/dev/null
-trace_stop sync "$tmp/sync"
-check "vmalloc stress grew the vmalloc area ($before -> $peak areas)" test "$peak" -gt $((before + 50))
-is "vmalloc stress: kernel_pgd_sync never fires" "$(wc -l <"$tmp/sync")" 0
-
-## ... memory hotplug does: sysfs probe adds an (offline) block at 512 GiB.
-level=$([ "$mode" = 5 ] && echo pgd || echo p4d)
-trace_start sync pgtable/kernel_pgd_sync
-echo 0x8000000000 >/sys/devices/system/memory/probe
-probe_rc=$?
-trace_stop sync "$tmp/sync"
-is "memory probe at 512 GiB succeeds" "$probe_rc" 0
-check "hotplug: kernel_pgd_sync fires at level $level" grep -q " level=$level " "$tmp/sync"
-check "hotplug: every sync visited page tables" awk '/visited=0$/ { exit 1 }' "$tmp/sync"
-copied=$(grep -o 'copied=[0-9]*' "$tmp/sync" | awk -F= '{ s += $2 } END { print s + 0 }')
-if [ "$mode" = 5 ]; then
-	# The direct map of 512 GiB sits in a PGD entry present since boot (one spans 256 TiB).
-	is "hotplug on 5-level: no top-level entry to copy" "$copied" 0
-else
-	# A 4-level top-level entry spans 512 GiB: the direct map needs a new one, copied
-	# into every process's page table.
-	check "hotplug on 4-level: the new top-level entry was copied ($copied)" test "$copied" -gt 0
 fi
 
 tap_done

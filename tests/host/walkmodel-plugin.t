@@ -3,7 +3,7 @@
 # plugin's one-line reason reaches stderr, run-guest exits 125, and no result file is left
 # behind. The guest never boots in these cases, so this costs a QEMU start each.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 . scripts/lib.sh
 tmp=$(mktemp -d)
@@ -26,7 +26,7 @@ refuses() {
 	scripts/run-guest "$@" --timeout 60 --plugin "$so$args" -- true >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc = 125 ] && grep -q "^walkmodel: .*$want" "$tmp/err" &&
-		! ls "$tmp"/res.* >/dev/null 2>&1; then
+		! compgen -G "$tmp/res.*" >/dev/null; then
 		ok "$name: exit 125, '$want', no result file"
 	else
 		not_ok "$name: exit 125, '$want', no result file" "exit $rc" \
@@ -46,7 +46,7 @@ scripts/run-guest --paging 4 --timeout 300 --plugin "$so,preset=nopsc,out=$tmp/r
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc = 0 ] && grep -q '^walkmodel: no complete measured part' "$tmp/err" &&
-	! ls "$tmp"/res.* >/dev/null 2>&1; then
+	! compgen -G "$tmp/res.*" >/dev/null; then
 	ok "no measured part: the command's status, the reason, no result file"
 else
 	not_ok "no measured part: the command's status, the reason, no result file" "exit $rc" \

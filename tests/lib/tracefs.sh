@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tracefs helpers for in-guest tests: each test traces in its own instance, so tests
 # and tools never see each other's events. Source it.
 tfs=/sys/kernel/tracing
@@ -17,12 +18,43 @@ trace_start() {
 
 # trace_stop NAME FILE: stop the instance, save its events as records to FILE, remove it.
 # A record is one line: "PID EVENT FIELDS", e.g. "214 p4d_free mm=... address=0x... pfn=0x...".
+# P4DSCOPE_PLANT=EVENT:FIELD falsifies FIELD in every record of EVENT (tests/run-plants:
+# the tests must then fail).
 trace_stop() {
 	local inst=$tfs/instances/$1
 	echo 0 >"$inst/tracing_on"
 	sed -n -E 's/^.*-([0-9]+) +\[[0-9]+\] [^ ]+ +[0-9.]+: ([a-z0-9_]+): (.*)$/\1 \2 \3/p' \
-		"$inst/trace" >"$2"
+		"$inst/trace" | plant >"$2"
 	rmdir "$inst"
+}
+
+# plant: records from stdin to stdout, with P4DSCOPE_PLANT's field falsified: a hex
+# number gets bit 12 flipped (a page off), a decimal one grows by 1, a word becomes
+# "planted".
+plant() {
+	local event name
+	if [ -z "${P4DSCOPE_PLANT:-}" ]; then
+		cat
+		return
+	fi
+	event=${P4DSCOPE_PLANT%%:*} name=${P4DSCOPE_PLANT#*:}
+	awk -v event="$event" -v key="$name=" '
+	function flip(hex,   digits, i, d) {	# bit 12: bit 0 of the fourth hex digit from the right
+		digits = substr(hex, 3)
+		while (length(digits) < 4) digits = "0" digits
+		i = length(digits) - 3
+		d = index("0123456789abcdef", substr(digits, i, 1))
+		digits = substr(digits, 1, i - 1) substr("1032547698badcfe", d, 1) substr(digits, i + 1)
+		sub(/^0+/, "", digits)
+		return "0x" (digits == "" ? "0" : digits)
+	}
+	$2 == event { for (f = 3; f <= NF; f++) if (index($f, key) == 1) {
+		v = substr($f, length(key) + 1)
+		if (v ~ /^0x[0-9a-f]+$/) v = flip(v)
+		else if (v ~ /^[0-9]+$/) v = v + 1
+		else v = "planted"
+		$f = key v } }
+	{ print }'
 }
 
 # field NAME RECORD...: the value of NAME=... in a record.
@@ -33,4 +65,18 @@ field() {
 		[ "${kv%%=*}" != "$name" ] || { echo "${kv#*=}"; return 0; }
 	done
 	return 1
+}
+
+# values_of FILE PID EVENT NAME: the NAME=... values of the records of EVENT raised by PID
+# in FILE (trace_stop's), sorted.
+values_of() {
+	awk -v pid="$2" -v ev="$3" -v key="$4=" '$1 == pid && $2 == ev {
+		for (i = 3; i <= NF; i++) if (index($i, key) == 1) print substr($i, length(key) + 1) }' \
+		"$1" | sort
+}
+
+# region_of ADDR: the start of the 256 TiB region (one PGD entry on 5-level paging, one
+# P4D table) holding user address ADDR, printed as the P4D events print addresses.
+region_of() {
+	printf '0x%x\n' $(($1 >> 48 << 48))
 }

@@ -5,6 +5,7 @@
  * Documentation/x86/x86_64/5level-paging.rst say it may do.
  *
  *   mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N]
+ *            [-r FILE] [-S] [-F]
  *
  *   -m  the paging mode the guest was booted in (no5lvl behaves as 4-level)
  *   -n  number of calls (default 100000)
@@ -14,6 +15,11 @@
  *   -q  no trace of the last calls on failure
  *   -v  print every call and its result (for replays)
  *   -c  compare with /proc/self/maps every N calls (default 500; 1 pins a replayed failure)
+ *   -r  make the calls listed in FILE (one "mmap|munmap|mremap ARG..." a line, as a shrunk
+ *       failure prints them) instead of random ones
+ *   -S  do not shrink a failure
+ *   -F  plant a fault (a munmap that succeeds after a 3-page mapping fails), to test the
+ *       shrinker
  *
  * After every call:
  *   - success: page aligned (2 MiB for hugetlb), inside [mmap_min_addr, TASK_SIZE_MAX),
@@ -32,6 +38,9 @@
  *
  * It drops root (to uid 65534) so that mmap_min_addr and RLIMIT_MEMLOCK apply, and never
  * maps over, unmaps or moves anything it did not map itself.
+ * A failure prints the seed's replay line, then replays shorter call sequences in fresh
+ * processes until it finds a short one that fails the same way (delta debugging) and
+ * prints that.
  * Exit status: 0 when every call behaved as documented, 1 at the first that did not (with
  * the seed and the last calls), 2 on a usage error.
  */
@@ -50,6 +59,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,7 +106,14 @@ static struct region regions[MAX_REGIONS];
 static int nregions;
 
 static unsigned long task_size, mmap_min_addr, totalram_pages;
-static int level5, legacy, quiet, verbose;
+static int level5, legacy, quiet, verbose, keep_aslr, no_shrink;
+static const char *mode;	/* as given: a replay runs on the same kind of boot */
+static const char *replay_file;	/* -r: the calls to make, instead of random ones */
+/*
+ * -F, the shrinker's own test: a planted fault, "a munmap that succeeds once a mapping of
+ * exactly 3 pages was made", so that the shortest failing sequence is known: 2 calls.
+ */
+static int plant_fault, plant_armed;
 /*
  * A MAP_FIXED that must split a hugetlb mapping off its 2 MiB grid fails. Up to 6.11
  * mmap_region() turned any failure to unmap into ENOMEM; since 6.12 the split's own error
@@ -214,7 +231,19 @@ static void __attribute__((format(printf, 1, 2))) record(const char *fmt, ...)
 static void replay_line(void)
 {
 	printf("mmapfuzz: replay with: mmapfuzz -m %s -l %s -s %llu -n %lu\n",
-	       level5 ? "5" : "4", legacy ? "legacy" : "topdown", seed, issued());
+	       mode, legacy ? "legacy" : "topdown", seed, issued());
+}
+
+static void shrink_failure(unsigned int kind);
+
+/* The kind of a failure, the same in every run: a hash of the check's message format. */
+static unsigned int failure_kind(const char *fmt)
+{
+	unsigned int h = 2166136261u;
+
+	while (*fmt)
+		h = (h ^ (unsigned char)*fmt++) * 16777619u;
+	return h;
 }
 
 static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
@@ -223,7 +252,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
 
 	unsigned long last = issued() - 1;	/* the call just made */
 
-	printf("mmapfuzz: FAIL at call %lu: ", last);
+	printf("mmapfuzz: FAIL kind=%08x at call %lu: ", failure_kind(fmt), last);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -233,6 +262,8 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
 			printf("mmapfuzz:   call %lu: %s\n", i, history[i % HISTORY]);
 	replay_line();
 	fflush(stdout);
+	if (!replay_file && !no_shrink)
+		shrink_failure(failure_kind(fmt));
 	exit(1);
 }
 
@@ -579,10 +610,23 @@ static unsigned long effective_hint(unsigned long hint)
 	return hint;
 }
 
-/* A hint asks for the full address space when it is at or above 1 << 47. */
+/*
+ * The rule as documented, not as the kernel codes it. 5level-paging.rst: "we are not
+ * going to allocate virtual address space above 47-bit by default. But userspace can ask
+ * for allocation from full address space by specifying hint address (with or without
+ * MAP_FIXED) above 47-bits." mmap(2) lets the kernel take a hint to "a nearby page
+ * boundary", so the hint asks when it, or the page boundary above it, is at or above
+ * 1 << 47.
+ */
 static int asks_high(unsigned long hint)
 {
-	return hint > LOW_END;
+	return hint >= WINDOW || page_up(hint) >= WINDOW;
+}
+
+/* Whether [addr, addr + len) allocates address space above 47 bits (at or above 1 << 47). */
+static int reaches_high(unsigned long addr, unsigned long len)
+{
+	return addr + len > WINDOW;
 }
 
 /*
@@ -608,7 +652,10 @@ static int hint_free(unsigned long hint, unsigned long len, unsigned long end_li
 	return hint + len <= next;
 }
 
-/* The checks every successful placement gets; window: apply the 47-bit rule. */
+/*
+ * The checks every successful placement gets; window: apply the 47-bit rule to hint, the
+ * address the caller gave.
+ */
 static void check_placement(unsigned long addr, unsigned long len, unsigned long hint,
 			    int window, int huge, const char *call)
 {
@@ -619,11 +666,56 @@ static void check_placement(unsigned long addr, unsigned long len, unsigned long
 	if (addr < mmap_min_addr || addr + len > task_size || addr + len < addr)
 		fail("%s gave [%#lx, %#lx), outside [mmap_min_addr %#lx, TASK_SIZE_MAX %#lx)",
 		     call, addr, addr + len, mmap_min_addr, task_size);
-	if (window && addr + len > LOW_END && !asks_high(hint))
-		fail("%s gave [%#lx, %#lx), above the 47-bit window; hint %#lx did not ask",
+	if (window && reaches_high(addr, len) && !asks_high(hint))
+		fail("%s gave [%#lx, %#lx), above 47 bits; hint %#lx did not ask",
 		     call, addr, addr + len, hint);
-	if (addr + len > LOW_END)
+	if (reaches_high(addr, len))
 		n_high++;
+}
+
+/* ---- the calls made, as data: replayed (-r) and shrunk after a failure ---- */
+
+enum { OP_MMAP, OP_MUNMAP, OP_MREMAP };
+static const char *const op_names[] = { "mmap", "munmap", "mremap" };
+static const int op_args[] = { 4, 2, 5 };
+
+struct call {
+	int op;
+	unsigned long arg[5];
+};
+
+/*
+ * Allocated once, before the address space is snapshotted: a mapping that appeared later
+ * would be one the model does not know. Calls past its end are not logged (no shrinking).
+ */
+static struct call *calls_made;
+static size_t ncalls_made, calls_cap;
+static int log_full;
+
+static void alloc_call_log(size_t cap)
+{
+	calls_cap = cap;
+	calls_made = calloc(cap, sizeof(*calls_made));
+	if (!calls_made) {
+		printf("mmapfuzz: no memory for a log of %zu calls\n", cap);
+		exit(1);
+	}
+}
+
+static void log_call(struct call c)
+{
+	if (ncalls_made < calls_cap)
+		calls_made[ncalls_made++] = c;
+	else
+		log_full = 1;
+}
+
+static void print_call(FILE *f, const char *prefix, const struct call *c)
+{
+	fprintf(f, "%s%s", prefix, op_names[c->op]);
+	for (int i = 0; i < op_args[c->op]; i++)
+		fprintf(f, " %#lx", c->arg[i]);
+	fprintf(f, "\n");
 }
 
 /* ---- arguments ---- */
@@ -777,14 +869,16 @@ static int pick_mmap_flags(unsigned long len)
 	return flags;
 }
 
-static void fuzz_mmap(void)
+/* One mmap with these arguments, checked. */
+static void call_mmap(unsigned long hint, unsigned long len, int prot, int flags)
 {
-	unsigned long hint = pick_addr(), len = pick_len(), lenh, alen, ehint, addr;
-	int prot = below(8), flags = pick_mmap_flags(len), type = flags & MAP_SHARED_VALIDATE;
+	unsigned long lenh, alen, ehint, addr;
+	int type = flags & MAP_SHARED_VALIDATE;
 	int huge = flags & MAP_HUGETLB, fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE), err;
 	struct expect x = { 0 };
 	char call[200];
 
+	log_call((struct call){ OP_MMAP, { hint, len, prot, flags } });
 	/* ksys_mmap_pgoff() rounds a hugetlb length up to 2 MiB, do_mmap() any to a page. */
 	lenh = huge ? huge_up(len) : len;
 	alen = page_up(lenh);
@@ -873,7 +967,7 @@ static void fuzz_mmap(void)
 	record("%s = %#lx", call, addr);
 	if (x.want_err)
 		fail("%s returned %#lx; the arguments call for %s", call, addr, errname(x.want_err));
-	check_placement(addr, alen, ehint, !fixed, huge, call);
+	check_placement(addr, alen, hint, !fixed, huge, call);
 	if (x.want_addr && addr != x.addr)
 		fail("%s returned %#lx; %s %#lx", call, addr,
 		     fixed ? "MAP_FIXED asked for" : "the free, valid hint was", x.addr);
@@ -886,6 +980,7 @@ static void fuzz_mmap(void)
 		n_quirk[Q_HUGE_32BIT]++;
 	}
 	n_ok++;
+	plant_armed |= plant_fault && alen == 3 * PAGE;
 
 	struct region gone[MAX_CUT], r = { addr, addr + alen, 0, 0, 0 };
 	int ngone = carve(addr, addr + alen, gone, MAX_CUT);
@@ -898,32 +993,26 @@ static void fuzz_mmap(void)
 	check_gone(gone, ngone);
 }
 
+static void fuzz_mmap(void)
+{
+	unsigned long hint = pick_addr(), len = pick_len();
+	int prot = below(8);
+
+	call_mmap(hint, len, prot, pick_mmap_flags(len));
+}
+
 /* ---- munmap ---- */
 
-static void fuzz_munmap(void)
+/* One munmap with these arguments, checked; none when it would unmap what is not ours. */
+static void call_munmap(unsigned long addr, unsigned long len)
 {
-	unsigned long addr, len, end;
+	unsigned long end = addr + page_up(len);
 	struct expect x = { 0 };
 	struct region gone[MAX_CUT];
 	char call[120];
 	int err, ngone;
 
-	if (chance(75)) {
-		/* One of ours: whole, part of it, or on into the next ones. */
-		struct region *r = &regions[below(nregions)];
-
-		if (r->attr & R_FOREIGN)
-			return;
-		addr = r->start + (chance(60) ? 0 : below((r->end - r->start) / PAGE) * PAGE);
-		len = chance(60) ? r->end - addr : PAGE * (1 + below(64));
-		if (chance(10))
-			len = pick_len();
-	} else {
-		addr = pick_addr();
-		len = pick_len();
-	}
-	end = addr + page_up(len);
-
+	log_call((struct call){ OP_MUNMAP, { addr, len } });
 	/* do_mas_munmap(): alignment and range, then splitting. */
 	if ((addr & (PAGE - 1)) || addr > task_size || len > task_size - addr || end == addr)
 		want(&x, EINVAL);
@@ -943,9 +1032,32 @@ static void fuzz_munmap(void)
 	}
 	if (x.want_err)
 		fail("%s succeeded; the arguments call for %s", call, errname(x.want_err));
+	if (plant_armed)
+		fail("%s succeeded after a 3-page mapping (the planted fault of -F)", call);
 	n_ok++;
 	ngone = carve(addr, end, gone, MAX_CUT);
 	check_gone(gone, ngone);
+}
+
+static void fuzz_munmap(void)
+{
+	unsigned long addr, len;
+
+	if (chance(75)) {
+		/* One of ours: whole, part of it, or on into the next ones. */
+		struct region *r = &regions[below(nregions)];
+
+		if (r->attr & R_FOREIGN)
+			return;
+		addr = r->start + (chance(60) ? 0 : below((r->end - r->start) / PAGE) * PAGE);
+		len = chance(60) ? r->end - addr : PAGE * (1 + below(64));
+		if (chance(10))
+			len = pick_len();
+	} else {
+		addr = pick_addr();
+		len = pick_len();
+	}
+	call_munmap(addr, len);
 }
 
 /* ---- mremap ---- */
@@ -1012,33 +1124,17 @@ static void model_move(unsigned long old, unsigned long ol, unsigned long nl,
 	check_gone(gone, ngone);
 }
 
-static void fuzz_mremap(void)
+/* One mremap with these arguments, checked. */
+static void call_mremap(unsigned long old, unsigned long old_len, unsigned long new_len,
+			int flags, unsigned long new_addr)
 {
-	unsigned long old, old_len, new_len, new_addr = 0, ol, nl, ret;
-	struct region *src = &regions[below(nregions)];
-	int flags = pick_mremap_flags(), err, huge, moved, foreign;
+	unsigned long ol, nl, ret;
+	struct region *src;
+	int err, huge, moved, foreign;
 	struct expect x = { 0 };
 	char call[200];
 
-	if ((src->attr & R_FOREIGN) && chance(90))
-		return;
-	old = chance(70) ? src->start :
-	      chance(70) ? src->start + below((src->end - src->start) / PAGE) * PAGE : pick_addr();
-	switch (below(10)) {
-	case 0 ... 5: old_len = src->end > old ? src->end - old : PAGE; break;
-	case 6 ... 7: old_len = PAGE * (1 + below(32)); break;
-	case 8: old_len = 0; break;
-	default: old_len = pick_len();
-	}
-	switch (below(10)) {
-	case 0 ... 2: new_len = old_len; break;
-	case 3 ... 5: new_len = old_len + PAGE * (1 + below(64)); break;
-	case 6 ... 7: new_len = old_len / 2; break;
-	default: new_len = pick_len();
-	}
-	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP) || chance(10))
-		new_addr = pick_addr();
-
+	log_call((struct call){ OP_MREMAP, { old, old_len, new_len, flags, new_addr } });
 	src = containing(old);
 	huge = src && (src->attr & R_HUGE);
 	ol = huge ? huge_up(page_up(old_len)) : page_up(old_len);
@@ -1170,7 +1266,229 @@ static void fuzz_mremap(void)
 	}
 }
 
+static void fuzz_mremap(void)
+{
+	struct region *src = &regions[below(nregions)];
+	int flags = pick_mremap_flags();
+	unsigned long old, old_len, new_len, new_addr = 0;
+
+	if ((src->attr & R_FOREIGN) && chance(90))
+		return;
+	old = chance(70) ? src->start :
+	      chance(70) ? src->start + below((src->end - src->start) / PAGE) * PAGE : pick_addr();
+	switch (below(10)) {
+	case 0 ... 5: old_len = src->end > old ? src->end - old : PAGE; break;
+	case 6 ... 7: old_len = PAGE * (1 + below(32)); break;
+	case 8: old_len = 0; break;
+	default: old_len = pick_len();
+	}
+	switch (below(10)) {
+	case 0 ... 2: new_len = old_len; break;
+	case 3 ... 5: new_len = old_len + PAGE * (1 + below(64)); break;
+	case 6 ... 7: new_len = old_len / 2; break;
+	default: new_len = pick_len();
+	}
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP) || chance(10))
+		new_addr = pick_addr();
+	call_mremap(old, old_len, new_len, flags, new_addr);
+}
+
 /* ---- setup ---- */
+
+/* -r FILE: read the calls of FILE, one a line as print_call() writes them. */
+static struct call *load_calls(size_t *n)
+{
+	char line[512], name[16];
+	size_t lines = 0, lineno = 0;
+	struct call *list;
+	FILE *f = fopen(replay_file, "r");
+
+	if (!f) {
+		printf("mmapfuzz: %s: %s\n", replay_file, strerror(errno));
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	list = calloc(lines + 1, sizeof(*list));
+	rewind(f);
+	while (list && fgets(line, sizeof(line), f)) {
+		struct call *c = &list[lineno++];
+		int got = sscanf(line, "%15s %lx %lx %lx %lx %lx", name, &c->arg[0], &c->arg[1],
+				 &c->arg[2], &c->arg[3], &c->arg[4]);
+
+		for (c->op = OP_MMAP; c->op <= OP_MREMAP; c->op++)
+			if (got > 0 && !strcmp(name, op_names[c->op]))
+				break;
+		if (c->op > OP_MREMAP || got - 1 != op_args[c->op]) {
+			printf("mmapfuzz: %s:%zu: not a call: %s", replay_file, lineno, line);
+			exit(2);
+		}
+	}
+	fclose(f);
+	if (!list) {
+		printf("mmapfuzz: no memory for %zu calls\n", lines);
+		exit(1);
+	}
+	*n = lines;
+	return list;
+}
+
+/* Make the calls of a list, checked, comparing maps every check_every calls. */
+static void replay_calls(const struct call *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct call *c = &list[i];
+
+		if (c->op == OP_MMAP)
+			call_mmap(c->arg[0], c->arg[1], (int)c->arg[2], (int)c->arg[3]);
+		else if (c->op == OP_MUNMAP)
+			call_munmap(c->arg[0], c->arg[1]);
+		else
+			call_mremap(c->arg[0], c->arg[1], c->arg[2], (int)c->arg[3], c->arg[4]);
+		if ((i + 1) % check_every == 0) {
+			check_maps();
+			check_marks();
+		}
+	}
+}
+
+/* ---- shrinking a failure: the fewest calls that still fail the same way ---- */
+
+#define SHRINK_MAX_TAIL		8192	/* longer histories are left to the seed's replay */
+#define SHRINK_MAX_RUNS		120
+
+/*
+ * Replay the kept calls in a fresh process (same mode, layout and randomization); true
+ * when it fails with a failure of this kind. Maps are compared after every call once the
+ * set is small, so the failure shows at its call.
+ */
+static int replay_fails(const char *dir, const unsigned char *keep, unsigned int kind,
+			size_t kept)
+{
+	char path[256], out[256], line[512], want[32], every[16];
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/calls", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(every, sizeof(every), "%d", kept <= 512 ? 1 : 64);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	for (size_t i = 0; i < ncalls_made; i++)
+		if (keep[i])
+			print_call(f, "", &calls_made[i]);
+	fclose(f);
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char *argv[16] = { "mmapfuzz", "-m", (char *)mode, "-l", legacy ? "legacy" : "topdown",
+				   "-r", path, "-c", every, "-q" };
+		int argc = 10;
+
+		if (keep_aslr)
+			argv[argc++] = "-a";
+		if (plant_fault)
+			argv[argc++] = "-F";
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 1)
+		return 0;
+	f = fopen(out, "r");
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "kind=%08x ", kind);
+	status = 0;
+	while (!status && fgets(line, sizeof(line), f))
+		status = !strncmp(line, "mmapfuzz: FAIL ", 15) && strstr(line, want);
+	fclose(f);
+	return status;
+}
+
+/*
+ * First the shortest tail of the run that fails so (the last 1, 2, 4, ... calls), then
+ * delta debugging: drop chunks of the kept calls, halving the chunks when none can go.
+ */
+static void shrink_failure(unsigned int kind)
+{
+	char dir[] = "/tmp/mmapfuzz.XXXXXX", path[256];
+	size_t n = ncalls_made, kept = 0, chunks = 2, tail;
+	unsigned char *keep = calloc(n + 1, 1), *trial = calloc(n + 1, 1);
+	int runs = 0, found = 0;
+
+	if (log_full || !n || !keep || !trial || !mkdtemp(dir)) {
+		printf("mmapfuzz: not shrunk: %s\n", log_full ? "the call log is full" : "no room for it");
+		goto out;
+	}
+	for (tail = 1; !found && runs < SHRINK_MAX_RUNS; tail = tail * 2 > n ? n : tail * 2) {
+		if (tail > SHRINK_MAX_TAIL)
+			break;
+		memset(keep, 0, n);
+		memset(keep + n - tail, 1, tail);
+		kept = tail;
+		runs++;
+		found = replay_fails(dir, keep, kind, kept);
+		if (tail == n)
+			break;
+	}
+	if (!found) {
+		printf("mmapfuzz: not shrunk: no replay of the last %zu calls fails so "
+		       "(replay the seed)\n", tail);
+		goto out;
+	}
+	while (kept >= 2 && runs < SHRINK_MAX_RUNS) {
+		size_t size = (kept + chunks - 1) / chunks, removed = 0;
+		int shrunk = 0;
+
+		for (size_t c = 0; c < chunks && !shrunk && runs < SHRINK_MAX_RUNS; c++) {
+			size_t seen = 0;
+
+			memcpy(trial, keep, n);
+			removed = 0;
+			for (size_t i = 0; i < n; i++)
+				if (keep[i] && seen++ / size == c) {
+					trial[i] = 0;
+					removed++;
+				}
+			if (!removed || removed == kept)
+				continue;
+			runs++;
+			shrunk = replay_fails(dir, trial, kind, kept - removed);
+		}
+		if (shrunk) {
+			memcpy(keep, trial, n);
+			kept -= removed;
+			chunks = chunks > 2 ? chunks - 1 : 2;
+		} else if (chunks >= kept) {
+			break;
+		} else {
+			chunks = chunks * 2 > kept ? kept : chunks * 2;
+		}
+	}
+	printf("mmapfuzz: shrunk to %zu calls (of %zu, %d replays) that fail the same way; "
+	       "save them, without the prefix, and replay with: mmapfuzz -m %s -l %s -r FILE\n",
+	       kept, n, runs, mode, legacy ? "legacy" : "topdown");
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			print_call(stdout, "mmapfuzz: shrunk: ", &calls_made[i]);
+out:
+	snprintf(path, sizeof(path), "%s/calls", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	unlink(path);
+	rmdir(dir);
+	free(keep);
+	free(trial);
+	fflush(stdout);
+}
 
 static unsigned long read_number(const char *path, const char *key)
 {
@@ -1217,7 +1535,7 @@ static void drop_root(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N]\n");
+	fprintf(stderr, "usage: mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N] [-r FILE] [-S] [-F]\n");
 	exit(2);
 }
 
@@ -1239,11 +1557,12 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 16];
 	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
 	unsigned long calls = 100000;
-	const char *mode = NULL;
-	int opt, keep_aslr = 0, persona, want_persona;
+	int opt, persona, want_persona;
+	struct call *replay = NULL;
+	size_t nreplay = 0;
 
 	seed = (unsigned long long)time(NULL) * 2654435761ULL ^ (unsigned long long)getpid();
-	while ((opt = getopt(argc, argv, "m:n:s:l:aqvc:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:s:l:aqvc:r:SF")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': calls = strtoul(optarg, NULL, 0); break;
@@ -1257,6 +1576,9 @@ int main(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;
 		case 'c': check_every = strtoul(optarg, NULL, 0); break;
+		case 'r': replay_file = optarg; break;
+		case 'S': no_shrink = 1; break;
+		case 'F': plant_fault = 1; break;
 		default: usage();
 		}
 	}
@@ -1292,12 +1614,18 @@ int main(int argc, char **argv)
 	       mmap_min_addr, task_size);
 	fflush(stdout);
 
+	/* Allocations before the snapshot: the model knows them as not the fuzzer's. */
+	if (replay_file)
+		replay = load_calls(&nreplay);
+	alloc_call_log(replay_file ? nreplay + 1 : calls + calls / 2 + 64);
 	drop_root();
 	prefault_stack();
 	snapshot_foreign();
 	check_maps();
 
-	for (ncalls = 0; issued() < calls; ncalls++) {
+	if (replay_file)
+		replay_calls(replay, nreplay);
+	for (ncalls = 0; !replay_file && issued() < calls; ncalls++) {
 		int pick = below(100);
 
 		if (nregions > KEEP_REGIONS && pick < 50)

@@ -10,6 +10,8 @@
  * "mmapcases case=NAME" to TRACE_MARKER (a tracefs trace_marker), so the test can pair
  * each case with the event that follows. Per case it prints
  *   case=NAME hint=0x... len=0x... result=0x...      or   ... error=ERRNO_NAME
+ * and, after the last case, its /proc/self/maps, each line prefixed with "map ": the
+ * kernel's own account of where the mappings are.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -80,6 +82,21 @@ static void run_cases(const struct mmap_case *cases, size_t n, int marker)
 	}
 }
 
+static int print_maps(void)
+{
+	char line[512];
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	if (!maps) {
+		perror("mmapcases: /proc/self/maps");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), maps))
+		printf("map %s", line);
+	fclose(maps);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int marker = -1;
@@ -108,5 +125,5 @@ int main(int argc, char **argv)
 		run_cases(topdown_cases, sizeof(topdown_cases) / sizeof(topdown_cases[0]), marker);
 	else
 		run_cases(bottomup_cases, sizeof(bottomup_cases) / sizeof(bottomup_cases[0]), marker);
-	return 0;
+	return print_maps();
 }
