@@ -4,10 +4,8 @@
 # states what this paging mode must show; see abicheck.c for the documented behaviour
 # behind each. Hugetlb cases get their pages through /proc/sys/vm/nr_hugepages.
 set -uo pipefail
-cd "$(dirname "$0")"
-. ../lib/tap.sh
-bin=../../build/bin
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
+cd "$(dirname "$0")" || exit 1
+. ../lib/guest.sh
 
 hugepages=$(cat /proc/sys/vm/nr_hugepages)
 echo 8 >/proc/sys/vm/nr_hugepages

@@ -8,21 +8,16 @@
 # of the one-liners only the P4D ones run there (the rest read the same events as the
 # scripts, and every bpftrace start costs seconds under TCG).
 set -uo pipefail
-cd "$(dirname "$0")"
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-top=$(cd ../.. && pwd)
-bin=$top/build/bin
+cd "$(dirname "$0")" || exit 1
+. ../lib/guest.sh
 scripts=$top/bpf/bt
 helpers=$PWD/bt
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
 # The frame that moves exec's new stack down from the top of the address space:
 # shift_arg_pages() in fs/exec.c until 6.7, relocate_vma_down() in mm/ since.
 case $(uname -r) in
 6.1.*) exec_frame=shift_arg_pages ;;
 *) exec_frame=relocate_vma_down ;;
 esac
-tmp=$(mktemp -d)
 hugepages=$(cat /proc/sys/vm/nr_hugepages)	# restored at the end
 runs=()			# the timeout(1) processes of the bpftrace runs in the background
 kprobes=$tfs/kprobe_events
@@ -41,9 +36,8 @@ cleanup() {
 	echo "-:$gt_group/flush_all" >>"$kprobes" 2>/dev/null
 	# P4DSCOPE_BT_KEEP=DIR keeps every output of the run for a look afterwards.
 	[ -z "${P4DSCOPE_BT_KEEP:-}" ] || cp -r "$tmp" "$P4DSCOPE_BT_KEEP"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 if ! command -v bpftrace >/dev/null; then
 	not_ok "bpftrace scripts and one-liners" "no bpftrace in this root: run 'make deps' (scripts/deps installs it)"

@@ -11,9 +11,7 @@
 # (mmapfuzz prints that line, with the call that failed).
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-bin=../../build/bin
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
+. ../lib/guest.sh
 FIXED_SEED=20261204
 
 # Not /dev/urandom: reading it before the crng is ready would make it ready, and change
@@ -59,7 +57,6 @@ fi
 ## The failure path, on a planted fault (-F: a munmap that succeeds after a 3-page
 ## mapping fails): the failing run is shrunk to the 2 calls the fault needs, and both the
 ## shrunk calls and the printed replay line (which names this mode) fail the same way.
-tmp=$(mktemp -d)
 chmod 755 "$tmp"	# mmapfuzz drops root before it writes its replays
 out=$("$bin"/mmapfuzz -m "$mode" -n 3000 -s $FIXED_SEED -F 2>&1)
 rc=$?

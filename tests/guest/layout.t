@@ -10,11 +10,8 @@
 # bases. The last diagnostic line, "# kaslr-bases: ...", lists this boot's bases for
 # tests/host/kaslr.t, which boots several times and checks that they differ.
 set -uo pipefail
-cd "$(dirname "$0")"
-. ../lib/tap.sh
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cd "$(dirname "$0")" || exit 1
+. ../lib/guest.sh
 
 # Sizes are compared as differences (end - base): with KASLR a base can sit so high that
 # base + documented size wraps around 2^64.

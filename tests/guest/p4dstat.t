@@ -13,14 +13,11 @@
 # one p4dstat counts the whole system: another one's exit would free P4D tables in it.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-bin=$(cd ../../build/bin && pwd)
+. ../lib/guest.sh
 p4dstat=$bin/p4dstat
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
-tmp=$(mktemp -d)
 bg=()
-trap 'kill "${bg[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2016 # expanded at exit
+at_exit 'kill "${bg[@]}" 2>/dev/null'
 
 if [ -d $tfs/events/pgtable ]; then kernel=series; else kernel=vanilla; fi
 # P4D tables exist only with 5-level paging, and only there do hints above 47 bits get

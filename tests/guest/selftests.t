@@ -25,10 +25,8 @@
 # at the first high chunk: exit 1, "Bad address" naming an address above 128 TiB, one
 # chunk placed there. On 4-level no hint can go high and it passes.
 set -uo pipefail
-cd "$(dirname "$0")"
-. ../lib/tap.sh
-. ../lib/tracefs.sh
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
+cd "$(dirname "$0")" || exit 1
+. ../lib/guest.sh
 kver=$(uname -r | cut -d. -f1,2)
 st=$PWD/../../build/selftests-$kver
 case $kver in
@@ -36,8 +34,6 @@ case $kver in
 6.12) switch=va_high_addr_switch high_chunks=1 ;;
 *) not_ok "selftests for kernel $kver" "p4dscope builds them for 6.1 and 6.12 only"; tap_done ;;
 esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 for prog in $switch virtual_address_range; do
 	if [ ! -x "$st/$prog" ]; then

@@ -2,11 +2,9 @@
 # In-guest smoke test: the guest environment run-guest promises, and the first visible
 # difference of the paging mode (where a high mmap hint lands, the p4d level in ptdump).
 set -uo pipefail
-cd "$(dirname "$0")"
-. ../lib/tap.sh
-bin=../../build/bin
+cd "$(dirname "$0")" || exit 1
+. ../lib/guest.sh
 
-mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
 la57=$(grep -c '^flags.* la57' /proc/cpuinfo)
 if [ "$mode" = 5 ]; then
 	check "paging 5: every CPU has la57" test "$la57" -eq "$(grep -c ^processor /proc/cpuinfo)"

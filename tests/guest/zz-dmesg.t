@@ -4,8 +4,8 @@
 # suite did. The whole log is read, boot included; it must still start at the boot
 # banner, so a report cannot have scrolled out of the ring buffer unseen.
 set -uo pipefail
-cd "$(dirname "$0")"
-. ../lib/tap.sh
+cd "$(dirname "$0")" || exit 1
+. ../lib/guest.sh
 
 mapfile -t log < <(dmesg 2>&1)
 banner=0

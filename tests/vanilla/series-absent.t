@@ -5,8 +5,7 @@
 # wrong reason. Each absence is read next to a control the same source must show.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
-. ../lib/tap.sh
-tfs=/sys/kernel/tracing
+. ../lib/guest.sh
 series_events='pgtable:p4d_alloc pgtable:p4d_free pgtable:kernel_pgd_sync mmap:x86_get_unmapped_area'
 
 # Control: the syscall events selftests.t and p4dstat's fallback read are listed.
@@ -19,10 +18,9 @@ if ! command -v bpftool >/dev/null; then
 		"no bpftool in this root: run 'make deps' (scripts/deps installs it)"
 	tap_done
 fi
-bpftool btf dump file /sys/kernel/btf/vmlinux format raw >"${TMPDIR:-/tmp}/btf.$$" 2>&1
+bpftool btf dump file /sys/kernel/btf/vmlinux format raw >"$tmp/btf" 2>&1
 btf_rc=$?
-structs=$(grep -oE "STRUCT 'trace_event_raw_[a-z0-9_]+'" "${TMPDIR:-/tmp}/btf.$$" | sort -u)
-rm -f "${TMPDIR:-/tmp}/btf.$$"
+structs=$(grep -oE "STRUCT 'trace_event_raw_[a-z0-9_]+'" "$tmp/btf" | sort -u)
 is "bpftool dumps the kernel's BTF" "$btf_rc" 0
 check "control: BTF has the struct of sys_exit (trace_event_raw_sys_exit)" \
 	grep -q "'trace_event_raw_sys_exit'" <<<"$structs"
