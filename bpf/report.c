@@ -12,7 +12,7 @@
 
 static struct report_opts opts;
 
-/* JSON key and summary label of each field; docs/tools.md lists the same. */
+/* JSON key and summary label of each field; docs/p4dstat.md lists the same. */
 const struct field_name fields[NR_FIELDS] = {
 	[F_P4D_USER] = { "p4d_alloc_user", "P4D tables installed, user" },
 	[F_P4D_KERNEL] = { "p4d_alloc_kernel", "P4D tables installed, kernel" },

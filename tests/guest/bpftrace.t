@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bpftrace scripts of bpf/bt and the one-liners docs/tools.md shows (bt/oneliners.txt),
+# The bpftrace scripts of bpf/bt and the one-liners docs/bpftrace.md shows (bt/oneliners.txt),
 # each run under workloads with known effects. Their output must hold what the
 # workloads did (the addresses they printed, the P4D tables their layout implies) and,
 # for counts no workload can predict (TLB flushes, the loader's own mmaps), exactly what
