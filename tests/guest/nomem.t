@@ -12,30 +12,11 @@ set -uo pipefail
 cd "$(dirname "$0")" || exit 1
 . ../lib/guest.sh
 p4dstat=$bin/p4dstat
-bg=()
-# shellcheck disable=SC2016 # expanded at exit
-at_exit 'kill "${bg[@]}" 2>/dev/null'
 
 if ! command -v bpftrace >/dev/null; then
 	not_ok "outcome=nomem" "no bpftrace in this root: run 'make deps' (scripts/deps installs it)"
 	tap_done
 fi
-
-# wait_line FILE PATTERN SECONDS PID: until a line of FILE matches PATTERN (ERE), at most
-# SECONDS and while PID lives; bash builtins only, so the counting window sees no
-# process of ours.
-mkfifo "$tmp/nap"
-exec 9<>"$tmp/nap"
-wait_line() {
-	local end=$((SECONDS + $3)) line
-	while [ $SECONDS -lt $end ] && kill -0 "$4" 2>/dev/null; do
-		while IFS= read -r line; do
-			[[ ! $line =~ $2 ]] || return 0
-		done <"$1"
-		read -r -t 0.2 -u 9 _
-	done
-	return 1
-}
 
 regions="0x5000000000000 0x6000000000000"	# p4dnomem's hints: 5 << 48, 6 << 48
 dmesg_retries() { dmesg | grep -c 'VM_FAULT_OOM leaked out to the #PF handler. Retrying PF'; }
@@ -47,17 +28,16 @@ trace_start nomem pgtable/p4d_alloc pgtable/p4d_free mmap/x86_get_unmapped_area
 : >"$tmp/bt"
 "$p4dstat" -j >"$tmp/p4dstat" 2>"$tmp/p4dstat.err" &
 bg+=($!)
-wait_line "$tmp/p4dstat.err" '^Tracing' 120 "${bg[0]}" || echo "# p4dstat never said Tracing"
+wait_for "$tmp/p4dstat.err" Tracing "${bg[0]}" 120 || echo "# p4dstat never said Tracing"
 
 # The workload waits for "go" on a FIFO that only this shell holds open for writing.
-mkfifo "$tmp/go"
-exec 8<>"$tmp/go"
-timeout 300 bpftrace --unsafe "$PWD/bt/nomem.bt" 5 6 -c "$bin/p4dnomem" <"$tmp/go" \
+gate go
+timeout 300 bpftrace --unsafe "$PWD/bt/nomem.bt" 5 6 -c "$bin/p4dnomem" <"$tmp/gate-go" \
 	>"$tmp/bt" 2>&1 &
 bt=$!
 bg+=("$bt")
-wait_line "$tmp/bt" '^ready ' 240 "$bt" || { echo "# p4dnomem never said ready:"; sed 's/^/# /' "$tmp/bt"; }
-echo go >&8
+wait_for "$tmp/bt" "ready " "$bt" 240 || { echo "# p4dnomem never said ready:"; sed 's/^/# /' "$tmp/bt"; }
+open_gate go
 wait $bt
 bt_rc=$?
 kill -INT "${bg[0]}"

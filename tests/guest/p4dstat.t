@@ -15,9 +15,6 @@ set -uo pipefail
 cd "$(dirname "$0")" || exit 1
 . ../lib/guest.sh
 p4dstat=$bin/p4dstat
-bg=()
-# shellcheck disable=SC2016 # expanded at exit
-at_exit 'kill "${bg[@]}" 2>/dev/null'
 
 if [ -d $tfs/events/pgtable ]; then kernel=series; else kernel=vanilla; fi
 # P4D tables exist only with 5-level paging, and only there do hints above 47 bits get
@@ -27,34 +24,7 @@ five=0
 # series_or VALUE: VALUE where the series' events count it, n/a (JSON null) without.
 series_or() { if [ $kernel = series ]; then echo "$1"; else echo n/a; fi; }
 
-# nap SECONDS: sleep without a fork (a read that times out on a FIFO nobody writes).
-mkfifo "$tmp/nap"
-exec {nap_fd}<>"$tmp/nap"
-nap() { read -r -t "$1" -u "$nap_fd" _ || true; }
-
-# wait_for FILE PREFIX PID: until a line of FILE starts with PREFIX; fails once PID exits.
-wait_for() {
-	local line i
-	for ((i = 0; i < 1200; i++)); do
-		while IFS= read -r line; do
-			[[ $line != "$2"* ]] || return 0
-		done <"$1"
-		kill -0 "$3" 2>/dev/null || return 1
-		nap 0.05
-	done
-	return 1
-}
-
-# gate NAME: a FIFO opened read-write on fd ${gate_fd[NAME]}; a workload reading it
-# blocks until `open_gate NAME`.
-declare -A gate_fd p4d_pid
-gate() {
-	local fd
-	mkfifo "$tmp/gate-$1"
-	exec {fd}<>"$tmp/gate-$1"
-	gate_fd[$1]=$fd
-}
-open_gate() { echo go >&"${gate_fd[$1]}"; }
+declare -A p4d_pid
 
 # start_p4dstat NAME ARG...: p4dstat ARG... in the background, output in $tmp/NAME.out
 # and $tmp/NAME.err. started NAME...: each one says it is tracing.

@@ -3,7 +3,9 @@
 # directory (tests/guest or tests/vanilla): the TAP and tracefs helpers, $top (the
 # checkout), $bin (the workloads and tools), $mode (the paging mode the guest was booted
 # in) and $tmp, a scratch directory removed at exit. at_exit CMD runs CMD at exit, the
-# last registered first, before $tmp goes.
+# last registered first, before $tmp goes; the PIDs a test adds to bg are killed then.
+# Waiting without a fork (so a window that counts the whole system sees no process of
+# the test's own): nap, wait_for, gate and open_gate below.
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/tracefs.sh"
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -21,3 +23,36 @@ run_exit_cmds() {
 	rm -rf "$tmp"
 }
 trap run_exit_cmds EXIT
+bg=()
+# shellcheck disable=SC2016 # expanded at exit
+at_exit 'kill "${bg[@]}" 2>/dev/null'
+
+# nap SECONDS: sleep as a read that times out on a FIFO nobody writes.
+mkfifo "$tmp/nap"
+exec {nap_fd}<>"$tmp/nap"
+nap() { read -r -t "$1" -u "$nap_fd" _ || true; }
+
+# wait_for FILE PREFIX PID [SECONDS]: until a line of FILE starts with PREFIX, at most
+# SECONDS (60); fails once PID has exited.
+wait_for() {
+	local line end=$((SECONDS + ${4:-60}))
+	while [ $SECONDS -lt "$end" ]; do
+		while IFS= read -r line; do
+			[[ $line != "$2"* ]] || return 0
+		done <"$1"
+		kill -0 "$3" 2>/dev/null || return 1
+		nap 0.05
+	done
+	return 1
+}
+
+# gate NAME: the FIFO $tmp/gate-NAME, held open read-write on fd ${gate_fd[NAME]}; a
+# workload reading it blocks until open_gate NAME.
+declare -A gate_fd
+gate() {
+	local fd
+	mkfifo "$tmp/gate-$1"
+	exec {fd}<>"$tmp/gate-$1"
+	gate_fd[$1]=$fd
+}
+open_gate() { echo go >&"${gate_fd[$1]}"; }
