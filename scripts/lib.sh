@@ -24,6 +24,11 @@ P4D_SERIES=${P4D_SERIES:-$P4D_TOP/patches/$P4D_KVER}
 P4D_TREE=$P4D_BUILD/linux-$P4D_KVER
 P4D_KERNELS=$P4D_BUILD/kernel-$P4D_KVER
 
+# Every boot of the in-guest suite (make test, test-plants, test-debug) gets 2 GiB: 6.12's
+# virtual_address_range selftest builds about 512 MiB of page tables
+# (tests/guest/selftests.t), and KASAN takes an eighth of the debug guest's memory.
+P4D_SUITE_MEM=2G
+
 # Stop early on a tree p4dscope has no series for.
 check_kver() {
 	[ -d "$P4D_SERIES" ] ||
