@@ -19,7 +19,8 @@ WORKLOAD_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps tree kernel kernel-vanilla kernel-debug kernel-no5level image tools \
-	workloads run test test-guest test-plants test-debug bench check-patches clean
+	workloads run test test-guest test-plants test-debug bench check-patches clean \
+	install uninstall check-prefix
 
 all: kernel image tools
 
@@ -92,3 +93,62 @@ test-plants: kernel image tools
 # SUBSET=ci: the short named subset (tests/run-debug --ci).
 test-debug: kernel-debug image tools
 	$(Q)tests/run-debug $(if $(filter ci,$(SUBSET)),--ci)
+
+# make install PREFIX=/usr/local DESTDIR=DIR: the tools `make tools` built, where a
+# distribution puts them (docs/running.md says why there); it builds nothing and writes
+# nothing outside DESTDIR. make uninstall removes exactly the files install put there.
+PREFIX ?= /usr/local
+DESTDIR ?=
+LA57_LIB := $(PREFIX)/lib/p4dscope
+BT_TOOLS := $(PREFIX)/share/bpftrace/tools
+# la57-check runs from a copy of the layout it expects: its scripts, la57check/'s guest
+# half and build/bin/la57-place, in a directory of its own off PATH.
+LA57_FILES := scripts/la57-check scripts/lib.sh scripts/run-guest la57check/collect \
+	$(wildcard la57check/*.sh)
+BT_FILES := $(wildcard bpf/bt/*.bt)
+BT_EXAMPLES := $(wildcard bpf/bt/*_example.txt)
+INSTALLED := $(PREFIX)/sbin/p4dstat $(PREFIX)/bin/la57-check \
+	$(PREFIX)/share/man/man8/p4dstat.8 $(PREFIX)/share/man/man8/la57-check.8 \
+	$(PREFIX)/share/doc/p4dscope/p4dstat_example.txt \
+	$(addprefix $(LA57_LIB)/,$(LA57_FILES)) $(LA57_LIB)/build/bin/la57-place \
+	$(addprefix $(BT_TOOLS)/,$(notdir $(BT_FILES))) \
+	$(addprefix $(BT_TOOLS)/doc/,$(notdir $(BT_EXAMPLES)))
+# Directories only p4dscope puts files in, deepest first: uninstall removes them.
+OWN_DIRS := $(LA57_LIB)/build/bin $(LA57_LIB)/build $(LA57_LIB)/la57check \
+	$(LA57_LIB)/scripts $(LA57_LIB) $(PREFIX)/share/doc/p4dscope
+
+# PREFIX ends up in no file, but a relative one would land relative to where make runs.
+check-prefix:
+	$(Q)case '$(PREFIX)' in /*) ;; *) echo "make: PREFIX must be an absolute path, not '$(PREFIX)'" >&2; exit 2 ;; esac
+
+install: check-prefix
+	$(Q)for f in $(BIN)/p4dstat $(BIN)/la57-place; do \
+		[ -x $$f ] || { echo "make install: no $$f: run 'make tools' first" >&2; exit 1; }; \
+	done
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 755 $(BIN)/p4dstat $(DESTDIR)$(PREFIX)/sbin/p4dstat
+	$(Q)install -D -m 644 bpf/p4dstat.8 $(DESTDIR)$(PREFIX)/share/man/man8/p4dstat.8
+	$(Q)install -D -m 644 la57check/la57-check.8 $(DESTDIR)$(PREFIX)/share/man/man8/la57-check.8
+	$(Q)install -D -m 644 bpf/p4dstat_example.txt \
+		$(DESTDIR)$(PREFIX)/share/doc/p4dscope/p4dstat_example.txt
+	$(Q)for f in $(LA57_FILES); do \
+		install -D -m $$([ -x $$f ] && echo 755 || echo 644) $$f $(DESTDIR)$(LA57_LIB)/$$f || exit; \
+	done
+	$(Q)install -D -m 755 $(BIN)/la57-place $(DESTDIR)$(LA57_LIB)/build/bin/la57-place
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
+	$(Q)printf '%s\n' '#!/bin/sh' \
+		'# la57-check, installed by p4dscope: the script lives in ../lib/p4dscope.' \
+		'exec "$$(dirname "$$(readlink -f "$$0")")/../lib/p4dscope/scripts/la57-check" "$$@"' \
+		>$(DESTDIR)$(PREFIX)/bin/la57-check
+	$(Q)chmod 755 $(DESTDIR)$(PREFIX)/bin/la57-check
+	$(Q)install -D -m 755 -t $(DESTDIR)$(BT_TOOLS) $(BT_FILES)
+	$(Q)install -D -m 644 -t $(DESTDIR)$(BT_TOOLS)/doc $(BT_EXAMPLES)
+
+uninstall: check-prefix
+	$(call msg,REMOVE,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)for d in $(addprefix $(DESTDIR),$(OWN_DIRS)); do \
+		[ ! -d $$d ] || rmdir $$d || exit; \
+	done
+	$(Q)rmdir --ignore-fail-on-non-empty $(DESTDIR)$(BT_TOOLS)/doc $(DESTDIR)$(BT_TOOLS) \
+		$(DESTDIR)$(PREFIX)/share/bpftrace 2>/dev/null || true

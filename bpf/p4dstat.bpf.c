@@ -22,14 +22,20 @@
 #define EEXIST	17	/* errno values (vmlinux.h has no macros) */
 #define EINVAL	22
 
-#define KERNEL_HALF	(1UL << 63)	/* x86-64: kernel addresses have bit 63 set */
-/* P4D tables exist only with 5 levels, where one PGD entry maps 256 TiB. */
-#define PGDIR_SIZE	(1UL << P4D_PGDIR_SHIFT_L5)
+#define NR_MMAP		9	/* __NR_mmap, x86-64 (arch/x86/entry/syscalls/syscall_64.tbl) */
+#define PGDIR_SIZE	P4DSTAT_PGDIR_SIZE
 
 /* Set by user space before load. */
 const volatile __u32 targ_tgid;			/* -p: count only this process */
+const volatile bool filter_cgroup;		/* -c: only tasks in cgroup_filter[0] */
 const volatile bool per_comm;			/* -C */
 const volatile __u64 task_size_max;		/* TASK_SIZE_MAX of the booted paging mode */
+
+/*
+ * The kernel's init_mm, from kallsyms (untyped: 6.1's BTF has no global variables).
+ * Weak: without kallsyms it is 0, and a kernel address then stands for init_mm.
+ */
+extern const void init_mm __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -73,6 +79,46 @@ struct {
 	__type(value, __u64);
 } lifetimes SEC(".maps");
 
+/*
+ * -c: the cgroup (v2 directory fd) in slot 0. A kernel without CONFIG_CGROUPS has no
+ * such map type: user space makes it a plain array then, and filter_cgroup is false, so
+ * the verifier never reaches the helper that reads it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_filter SEC(".maps");
+
+/* Per CPU: task-switch flushes the task running next has not been charged for yet. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct p4dstat_switch_flushes);
+} switch_flushes SEC(".maps");
+
+/* Per CPU: 1 inside a call-function IPI, 2 once it ran a shootdown request. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} in_ipi SEC(".maps");
+
+/*
+ * Threads inside mmap() for which get_unmapped_area chose an address above 47 bits,
+ * until mmap() returns: only its success makes that a placement. LRU: a thread killed
+ * in between leaves an entry that must not fill the map.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} mmap_high SEC(".maps");
+
 /* -C: user space sets max_entries (--comms); full means dropped, never evicted. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -92,9 +138,16 @@ static __always_inline struct p4dstat_counts *counters(void)
 	return bpf_map_lookup_elem(&counts, &zero);
 }
 
+static __always_inline bool current_in_cgroup(void)
+{
+	return !filter_cgroup || bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1;
+}
+
 static __always_inline bool current_is_target(void)
 {
-	return !targ_tgid || bpf_get_current_pid_tgid() >> 32 == targ_tgid;
+	if (targ_tgid && bpf_get_current_pid_tgid() >> 32 != targ_tgid)
+		return false;
+	return current_in_cgroup();
 }
 
 /* Counters for an event of the current task (TLB, placements, syncs), NULL if filtered. */
@@ -135,6 +188,8 @@ static __always_inline bool mm_of_target(struct mm_struct *mm, unsigned long add
 	struct task_struct *task;
 	struct mm_struct *own;
 
+	if (!current_in_cgroup())
+		return false;
 	if (!targ_tgid)
 		return true;
 	if (bpf_get_current_pid_tgid() >> 32 != targ_tgid)
@@ -177,24 +232,20 @@ static __always_inline struct p4dstat_comm_counts *current_comm_slot(struct p4ds
 	return comm_slot(c, &key);
 }
 
-static __always_inline enum p4dstat_cause cause_of(struct mm_struct *mm,
-						   unsigned long address)
+/* p4d_alloc's init_mm field, from the tracepoint's arguments. */
+static __always_inline bool is_init_mm(struct mm_struct *mm, unsigned long address)
 {
-	if (address & KERNEL_HALF)
-		return P4DSTAT_CAUSE_KERNEL;
-	if (address < PGDIR_SIZE)
-		return P4DSTAT_CAUSE_FIRST;
-	if (exec_stack_table(mm, address))
-		return P4DSTAT_CAUSE_EXEC_STACK;
-	return P4DSTAT_CAUSE_HIGH;
+	if (!&init_mm)
+		return address & P4DSTAT_KERNEL_HALF;
+	return (const void *)mm == &init_mm;
 }
 
-static __always_inline void count_installed(struct p4dstat_counts *c, unsigned long address,
+static __always_inline void count_installed(struct p4dstat_counts *c, bool kernel,
 					    struct p4dstat_comm_key *owner)
 {
 	struct p4dstat_comm_counts *slot;
 
-	if (address & KERNEL_HALF)
+	if (kernel)
 		add(c->p4d_alloc_kernel, 1);
 	else
 		add(c->p4d_alloc_user, 1);
@@ -244,6 +295,7 @@ int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, void *p4
 	struct p4dstat_counts *c;
 	struct p4dstat_table table = {};
 	__u64 key = (__u64)p4d;
+	bool kernel;
 
 	if (!mm_of_target(mm, address, false) || !(c = counters()))
 		return 0;
@@ -260,8 +312,9 @@ int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, void *p4
 	 * the parent's, whose name the child carries until it execs.
 	 */
 	bpf_get_current_comm(table.owner.comm, sizeof(table.owner.comm));
-	count_installed(c, address, &table.owner);
-	add(c->p4d_cause[cause_of(mm, address)], 1);
+	kernel = is_init_mm(mm, address);
+	count_installed(c, kernel, &table.owner);
+	add(c->p4d_cause[p4dstat_cause(kernel, address, exec_stack_table(mm, address))], 1);
 	table.born_ns = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&tables, &key, &table, BPF_ANY))
 		add(c->p4d_untracked, 1);
@@ -325,7 +378,7 @@ int BPF_PROG(p4d_alloc_fexit, struct mm_struct *mm, pgd_t *pgd, unsigned long ad
 		return 0;
 	}
 	bpf_get_current_comm(owner.comm, sizeof(owner.comm));
-	count_installed(c, address, &owner);
+	count_installed(c, is_init_mm(mm, address), &owner);
 	return 0;
 }
 
@@ -339,7 +392,7 @@ int BPF_KPROBE(p4d_alloc_kprobe, struct mm_struct *mm, pgd_t *pgd, unsigned long
 	if (!mm_of_target(mm, address & ~(PGDIR_SIZE - 1), false) || !(c = counters()))
 		return 0;
 	bpf_get_current_comm(owner.comm, sizeof(owner.comm));
-	count_installed(c, address, &owner);
+	count_installed(c, is_init_mm(mm, address), &owner);
 	return 0;
 }
 
@@ -424,17 +477,27 @@ static __always_inline bool is_err_value(unsigned long x)
 	return x >= (unsigned long)-4095;	/* IS_ERR_VALUE() */
 }
 
-static __always_inline void count_above47(struct p4dstat_counts *c, unsigned long len)
+/*
+ * A decision that placed a mapping at RESULT, above 47 bits or not. mmap() may still
+ * refuse it (a MAP_FIXED above 47 bits on 4-level paging fails the generic
+ * get_unmapped_area()'s TASK_SIZE check), and one mmap() can make several decisions
+ * (shmem's and THP's padded searches): a decision above 47 bits inside mmap() is only
+ * remembered for the thread, and mmap_exit() counts the placement if mmap() succeeds.
+ */
+static __always_inline void count_decision(struct p4dstat_counts *c, unsigned long result)
 {
-	struct p4dstat_comm_counts *slot;
+	struct pt_regs *regs;
+	__u32 tid;
+	__u8 one = 1;
 
+	if (is_err_value(result) || result < P4D_DEFAULT_MAP_WINDOW)
+		return;
 	add(c->gua_above47, 1);
-	add(c->gua_above47_bytes, len);
-	slot = current_comm_slot(c);
-	if (slot) {
-		add(slot->above47, 1);
-		add(slot->above47_bytes, len);
-	}
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (BPF_CORE_READ(regs, orig_ax) != NR_MMAP)
+		return;		/* exec's ELF mappings, mremap(), shmat(): not mmap()'s */
+	tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_update_elem(&mmap_high, &tid, &one, BPF_ANY);
 }
 
 /* mmap:x86_get_unmapped_area: patches 4 and 5. Window and outcome as its TP_fast_assign. */
@@ -463,9 +526,7 @@ int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
 		add(c->gua_outcome[P4DSTAT_OUTCOME_SEARCH], 1);
 	else if (outcome == bpf_core_enum_value(enum x86_gua_outcome, X86_GUA_FALLBACK))
 		add(c->gua_outcome[P4DSTAT_OUTCOME_FALLBACK], 1);
-
-	if (!is_err_value(result) && result >= P4D_DEFAULT_MAP_WINDOW)
-		count_above47(c, len);
+	count_decision(c, result);
 	return 0;
 }
 
@@ -473,12 +534,12 @@ int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
  * Without the series: the generic get_unmapped_area() (mm/mmap.c) around every
  * placement gives the result and length, not the window or the outcome.
  */
-static int gua_exit(unsigned long len, unsigned long ret)
+static int gua_exit(unsigned long ret)
 {
 	struct p4dstat_counts *c = traced();
 
-	if (c && !is_err_value(ret) && ret >= P4D_DEFAULT_MAP_WINDOW)
-		count_above47(c, len);
+	if (c)
+		count_decision(c, ret);
 	return 0;
 }
 
@@ -486,7 +547,7 @@ SEC("fexit/get_unmapped_area")
 int BPF_PROG(gua_fexit, struct file *file, unsigned long addr, unsigned long len,
 	     unsigned long pgoff, unsigned long flags, unsigned long ret)
 {
-	return gua_exit(len, ret);
+	return gua_exit(ret);
 }
 
 /* Since 6.10 get_unmapped_area() is an inline wrapper of this, which takes vm_flags. */
@@ -494,35 +555,144 @@ SEC("fexit/__get_unmapped_area")
 int BPF_PROG(gua_vmflags_fexit, struct file *file, unsigned long addr, unsigned long len,
 	     unsigned long pgoff, unsigned long flags, unsigned long vm_flags, unsigned long ret)
 {
-	return gua_exit(len, ret);
+	return gua_exit(ret);
 }
 
 /* ---- TLB flushes ---- */
 
+static __always_inline void count_flushes(struct p4dstat_counts *c, int reason,
+					  __u64 flushes, __u64 noop)
+{
+	struct p4dstat_comm_counts *slot;
+
+	add(c->tlb_noop, noop);
+	if (!flushes)
+		return;
+	add(c->tlb_flush[reason], flushes);
+	if (reason == P4DSTAT_TLB_SHOOTDOWN_REQUEST)
+		return;	/* a request: the flushes are the receivers' */
+	slot = current_comm_slot(c);
+	if (slot)
+		add(slot->tlb_flush, flushes);
+}
+
 /*
  * tlb:tlb_flush (x86 since 3.17; tp_btf since 5.5). PAGES 0 means nothing was flushed:
  * a task switch that found the TLB current, or a shootdown already caught up with. A
- * shootdown shows once as sent (native_flush_tlb_multi(), on the initiating CPU, once per
- * call whatever the number of targets) and once per CPU that flushed on receiving it.
+ * shootdown shows once as a request (native_flush_tlb_multi(), on the initiating CPU,
+ * once per call whatever the number of targets, IPI or not) and once per CPU that ran it.
+ *
+ * A task switch fires in switch_mm_irqs_off() while the task leaving is still current
+ * (context_switch() calls it before switch_to()); the flush is for the mm coming in.
+ * It waits in switch_flushes until the task that runs next leaves the CPU, and
+ * sched_switch_tp() charges it to that task then, when it is current. The other callers
+ * (exec_mmap()'s activate_mm(), kthread_use_mm(), leave_mm()) run in the task that keeps
+ * the CPU afterwards, so the same rule charges them to the right task.
  */
 SEC("tp_btf/tlb_flush")
 int BPF_PROG(tlb_flush_tp, int reason, unsigned long pages)
 {
-	struct p4dstat_counts *c = traced();
-	struct p4dstat_comm_counts *slot;
+	struct p4dstat_switch_flushes *pending;
+	struct p4dstat_counts *c;
+	__u32 zero = 0;
 
-	if (!c || reason < 0 || reason >= P4DSTAT_TLB_REASONS)
+	if (reason < 0 || reason >= P4DSTAT_TLB_REASONS)
 		return 0;
-	if (!pages) {
-		add(c->tlb_noop, 1);
+	if (reason == P4DSTAT_TLB_TASK_SWITCH) {
+		/* Interrupts are off in every caller: no other update on this CPU meanwhile. */
+		pending = bpf_map_lookup_elem(&switch_flushes, &zero);
+		if (pending && counters()) {
+			if (pages)
+				pending->flushes++;
+			else
+				pending->noop++;
+		}
 		return 0;
 	}
-	add(c->tlb_flush[reason], 1);
-	if (reason == P4DSTAT_TLB_SHOOTDOWN_SENT)
-		return 0;	/* a request: the flushes are the receivers' */
-	slot = current_comm_slot(c);
-	if (slot)
-		add(slot->tlb_flush, 1);
+	c = traced();
+	if (c)
+		count_flushes(c, reason, pages ? 1 : 0, pages ? 0 : 1);
+	return 0;
+}
+
+/* sched:sched_switch: the task leaving the CPU is current; charge what it was flushed for. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch_tp)
+{
+	struct p4dstat_switch_flushes *pending;
+	struct p4dstat_counts *c;
+	__u32 zero = 0;
+
+	pending = bpf_map_lookup_elem(&switch_flushes, &zero);
+	if (!pending || !(pending->flushes | pending->noop))
+		return 0;
+	c = traced();
+	if (c)
+		count_flushes(c, P4DSTAT_TLB_TASK_SWITCH, pending->flushes, pending->noop);
+	pending->flushes = 0;
+	pending->noop = 0;
+	return 0;
+}
+
+/* ---- shootdown IPIs ---- */
+
+/*
+ * irq_vectors:call_function_entry/exit and call_function_single_entry/exit (x86,
+ * arch/x86/kernel/smp.c) bracket every call-function IPI a CPU takes; a shootdown runs
+ * flush_tlb_func() inside one. Counted once per IPI however many requests it ran, on the
+ * CPU that takes it, for the task it interrupts. A request run without an IPI (the idle
+ * loop flushes the call queue of a polling CPU) is not counted; an IPI sent to a CPU
+ * that then found the queue already empty is not either.
+ */
+static __always_inline void ipi_state(__u32 state)
+{
+	__u32 zero = 0, *v = bpf_map_lookup_elem(&in_ipi, &zero);
+
+	if (v)
+		*v = state;
+}
+
+SEC("tp_btf/call_function_entry")
+int BPF_PROG(ipi_entry)
+{
+	ipi_state(1);
+	return 0;
+}
+
+SEC("tp_btf/call_function_single_entry")
+int BPF_PROG(ipi_single_entry)
+{
+	ipi_state(1);
+	return 0;
+}
+
+SEC("tp_btf/call_function_exit")
+int BPF_PROG(ipi_exit)
+{
+	ipi_state(0);
+	return 0;
+}
+
+SEC("tp_btf/call_function_single_exit")
+int BPF_PROG(ipi_single_exit)
+{
+	ipi_state(0);
+	return 0;
+}
+
+/* flush_tlb_func(): arch/x86/mm/tlb.c, every shootdown request a CPU runs. */
+SEC("fentry/flush_tlb_func")
+int BPF_PROG(flush_tlb_func_fentry)
+{
+	struct p4dstat_counts *c;
+	__u32 zero = 0, *v = bpf_map_lookup_elem(&in_ipi, &zero);
+
+	if (!v || *v != 1)
+		return 0;
+	*v = 2;
+	c = traced();
+	if (c)
+		add(c->tlb_ipis, 1);
 	return 0;
 }
 
@@ -571,25 +741,38 @@ int BPF_KPROBE(tlb_all_kprobe)
 	return 0;
 }
 
-/* ---- mmap() cross-check ---- */
+/* ---- placements: mmap()'s exit ---- */
 
 /*
  * syscalls:sys_exit_mmap (CONFIG_FTRACE_SYSCALLS) has only the result; the length is
- * the syscall's second argument, still in the task's saved user registers.
+ * the syscall's second argument, still in the task's saved user registers. A mapping
+ * counts when a decision of this call chose an address above 47 bits and mmap()
+ * returned one.
  */
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int mmap_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct p4dstat_counts *c = traced();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct p4dstat_comm_counts *slot;
+	struct p4dstat_counts *c;
 	struct pt_regs *regs;
 	unsigned long len;
 
-	if (!c || ctx->ret < (long)P4D_DEFAULT_MAP_WINDOW)	/* below, or an error */
+	if (bpf_map_delete_elem(&mmap_high, &tid))
+		return 0;	/* no decision above 47 bits in this call */
+	c = traced();
+	if (!c || ctx->ret < (long)P4D_DEFAULT_MAP_WINDOW)	/* refused, or placed below */
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	len = BPF_CORE_READ(regs, si);
+	len = (len + P4D_PAGE_SIZE - 1) & ~(P4D_PAGE_SIZE - 1);
 	add(c->mmap_above47, 1);
-	add(c->mmap_above47_bytes, (len + P4D_PAGE_SIZE - 1) & ~(P4D_PAGE_SIZE - 1));
+	add(c->mmap_above47_bytes, len);
+	slot = current_comm_slot(c);
+	if (slot) {
+		add(slot->mmap_above47, 1);
+		add(slot->mmap_above47_bytes, len);
+	}
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -36,16 +37,20 @@
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
-#define P4DSTAT_VERSION	"2.0"
+/* Present when the kernel has CONFIG_CGROUPS (kernel/cgroup/cgroup.c, proc_cgroup_show). */
+#define PROC_CGROUP	"/proc/self/cgroup"
+#define P4DSTAT_VERSION	"3.0"
 
 static struct env {
 	bool timestamp;
 	bool json;
 	bool per_comm;
-	bool causes;		/* -c: a cause line after each row */
+	bool causes;		/* -w: a cause line after each row */
 	bool lifetimes;		/* -L: lifetime histogram with the totals */
 	int verbose;		/* -v: sources and libbpf's notes; -vv: libbpf's debug too */
 	pid_t pid;
+	const char *cgroup;	/* -c: the cgroup v2 directory */
+	int cgroup_fd;
 	long interval;
 	long count;		/* 0: until Ctrl-C */
 	long comm_slots;
@@ -54,6 +59,7 @@ static struct env {
 	.interval = 1,
 	.comm_slots = P4DSTAT_COMMS_DEFAULT,
 	.best_kind = PROBE_TRACEPOINT,
+	.cgroup_fd = -1,
 };
 
 static volatile sig_atomic_t exiting;
@@ -65,23 +71,25 @@ static const char argp_doc[] =
 "top-level page-table syncs, TLB flushes and mappings above 47 bits (x86-64\n"
 "five-level paging).\n"
 "\n"
-"USAGE: p4dstat [-T] [-j] [-p PID] [-C] [-c] [-L] [-v] [interval [count]]\n"
+"USAGE: p4dstat [-T] [-j] [-p PID] [-c CG] [-C] [-w] [-L] [interval [count]]\n"
 "\n"
 "EXAMPLES:\n"
 "    p4dstat            # a row every second; totals on Ctrl-C\n"
 "    p4dstat 5 3        # three 5-second rows, then the totals\n"
-"    p4dstat -c -L      # why each table exists; lifetimes at the end\n"
+"    p4dstat -w -L      # why each table exists; lifetimes at the end\n"
 "    p4dstat -T -C      # timestamps, and the busiest commands after each row\n"
 "    p4dstat -p 181     # only process 181's address space and threads\n"
+"    p4dstat -c CG      # only tasks in cgroup CG, a cgroup v2 directory\n"
 "    p4dstat -j 1 10    # ten rows as JSON, one object per line\n"
 "    p4dstat -v         # say which probe feeds each counter\n"
 "\v"
 "Row columns: P4D tables installed in processes' page tables (USER), lost\n"
 "to a race (RACE), freed (FREED), freed but allocated before p4dstat started\n"
 "(OLD, part of FREED), allocated since start and still live (LIVE); kernel\n"
-"top-level syncs (SYNC); TLB flushes a CPU did for itself (FLUSH), remote\n"
-"shootdowns sent (SENT) and flushes done on receiving one (RECV), kernel-range\n"
-"flushes (KTLB); placements above 47 bits (MAP47) and their KiB (KB47).\n"
+"top-level syncs (SYNC); TLB flushes a CPU did for itself (FLUSH), shootdown\n"
+"requests (REQ), IPIs that ran one (IPI), flushes done for another CPU's\n"
+"request (RECV), flush_tlb_kernel_range() and flush_tlb_all() calls (KTLB);\n"
+"mmap() placements above 47 bits (MAP47) and their KiB (KB47).\n"
 "n/a: this kernel offers no probe for that counter (p4dstat says why).\n"
 "Exit status: 0, 1 for a runtime error, 2 for a usage error.";
 
@@ -91,9 +99,10 @@ static const struct argp_option argp_opts[] = {
 	{ "timestamp", 'T', NULL, 0, "Start each row with the time", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per interval, then the totals", 0 },
 	{ "pid", 'p', "PID", 0, "Count only process PID: its address space and threads", 0 },
+	{ "cgroup", 'c', "CG", 0, "Count only tasks in cgroup CG (its cgroup v2 directory)", 0 },
 	{ "comm", 'C', NULL, 0, "Per-command table after each row", 0 },
 	{ "comms", OPT_COMMS, "N", 0, "Commands the -C table holds (default 256)", 0 },
-	{ "causes", 'c', NULL, 0, "After each row, why the tables exist", 0 },
+	{ "causes", 'w', NULL, 0, "After each row, why the tables exist", 0 },
 	{ "lifetimes", 'L', NULL, 0, "Histogram of P4D table lifetimes with the totals", 0 },
 	{ "probes", OPT_PROBES, "KIND", 0,
 	  "Best probe kind to use: tracepoint (default), fentry or kprobe", 0 },
@@ -131,12 +140,19 @@ static long parse_positive(const char *arg, const char *what, long max)
 	return v;
 }
 
-/* Which option argv[index - 1], the one argp stopped at, is: unknown, or lacks a value. */
+/*
+ * Which option argv[index - 1], the one argp stopped at, is: unknown, lacking a value,
+ * or given one it does not take (--name=value).
+ */
 static void option_error(const char *arg)
 {
 	const char *name = arg + (arg[0] == '-' && arg[1] == '-' ? 2 : 1);
+	size_t len = strcspn(name, "=");
 
 	for (const struct argp_option *o = argp_opts; o->name || o->key; o++) {
+		if (arg[1] == '-' && o->name && name[len] == '=' && !o->arg &&
+		    strlen(o->name) == len && !strncmp(name, o->name, len))
+			usage_error("option '--%s' takes no value", o->name);
 		if (!o->arg)
 			continue;
 		if ((arg[1] == '-' && o->name && !strcmp(name, o->name)) ||
@@ -160,8 +176,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'C':
 		env.per_comm = true;
 		break;
-	case 'c':
+	case 'w':
 		env.causes = true;
+		break;
+	case 'c':
+		if (!*arg)
+			usage_error("bad cgroup '': want a cgroup v2 directory");
+		env.cgroup = arg;
 		break;
 	case 'L':
 		env.lifetimes = true;
@@ -242,7 +263,7 @@ struct source {
 	__u64 feeds;
 };
 
-#define WAY(k, p1, p2, text)	{ .kind = (k), .progs = { (p1), (p2) }, .what = (text) }
+#define WAY(k, text, ...)	{ .kind = (k), .progs = { __VA_ARGS__ }, .what = (text) }
 #define MAX_WAYS	3
 
 /* Counter groups: each is fed by the first of its ways that attaches. */
@@ -253,77 +274,89 @@ static const struct group {
 } groups[] = {
 	{ "P4D allocations", "no pgtable:p4d_alloc: kernel without p4dscope's series", {
 		/* pgtable:p4d_alloc: patch 1 of p4dscope's series. */
-		{ WAY(PROBE_TRACEPOINT, "p4d_alloc_tp", NULL, "tp_btf pgtable:p4d_alloc"),
+		{ WAY(PROBE_TRACEPOINT, "tp_btf pgtable:p4d_alloc", "p4d_alloc_tp"),
 		  BITS(F_P4D_USER, F_P4D_NOMEM) | BITS(F_CAUSE_FIRST, F_CAUSE_KERNEL) },
 		/* __p4d_alloc(): mm/memory.c since the P4D level (4.11); fexit since 5.5. */
-		{ WAY(PROBE_FENTRY, "p4d_alloc_fexit", NULL,
-		      "fexit __p4d_alloc (a table lost to a race counts as installed)"),
+		{ WAY(PROBE_FENTRY,
+		      "fexit __p4d_alloc (a table lost to a race counts as installed)",
+		      "p4d_alloc_fexit"),
 		  BITS(F_P4D_USER, F_P4D_KERNEL) | BIT(F_P4D_NOMEM) },
-		{ WAY(PROBE_KPROBE, "p4d_alloc_kprobe", "p4d_alloc_kretprobe",
-		      "kprobe+kretprobe __p4d_alloc (installed counts calls)"),
+		{ WAY(PROBE_KPROBE, "kprobe+kretprobe __p4d_alloc (installed counts calls)",
+		      "p4d_alloc_kprobe", "p4d_alloc_kretprobe"),
 		  BITS(F_P4D_USER, F_P4D_KERNEL) | BIT(F_P4D_NOMEM) },
 	} },
 	{ "P4D frees", "no pgtable:p4d_free: kernel without p4dscope's series", {
 		/* pgtable:p4d_free: patch 1. */
-		{ WAY(PROBE_TRACEPOINT, "p4d_free_tp", NULL, "tp_btf pgtable:p4d_free"),
+		{ WAY(PROBE_TRACEPOINT, "tp_btf pgtable:p4d_free", "p4d_free_tp"),
 		  BITS(F_P4D_FREED, F_P4D_FREED_OLD) },
 		/* ___p4d_free_tlb(): arch/x86/mm/pgtable.c, out of line with 5 levels. */
-		{ WAY(PROBE_FENTRY, "p4d_free_fentry", NULL, "fentry ___p4d_free_tlb"),
+		{ WAY(PROBE_FENTRY, "fentry ___p4d_free_tlb", "p4d_free_fentry"),
 		  BIT(F_P4D_FREED) },
-		{ WAY(PROBE_KPROBE, "p4d_free_kprobe", NULL, "kprobe ___p4d_free_tlb"),
+		{ WAY(PROBE_KPROBE, "kprobe ___p4d_free_tlb", "p4d_free_kprobe"),
 		  BIT(F_P4D_FREED) },
 	} },
 	{ "kernel top-level syncs", "no pgtable:kernel_pgd_sync: kernel without the series", {
-		/* pgtable:kernel_pgd_sync: patch 2. */
-		{ WAY(PROBE_TRACEPOINT, "kernel_pgd_sync_tp", NULL,
-		      "tp_btf pgtable:kernel_pgd_sync"), BITS(F_SYNC_CALLS, F_SYNC_VISITED) },
+		/* pgtable:kernel_pgd_sync: patch 3. */
+		{ WAY(PROBE_TRACEPOINT, "tp_btf pgtable:kernel_pgd_sync", "kernel_pgd_sync_tp"),
+		  BITS(F_SYNC_CALLS, F_SYNC_VISITED) },
 		/* sync_global_pgds(): arch/x86/mm/init_64.c; calls only. */
-		{ WAY(PROBE_FENTRY, "sync_fentry", NULL, "fentry sync_global_pgds (calls only)"),
+		{ WAY(PROBE_FENTRY, "fentry sync_global_pgds (calls only)", "sync_fentry"),
 		  BIT(F_SYNC_CALLS) },
-		{ WAY(PROBE_KPROBE, "sync_kprobe", NULL, "kprobe sync_global_pgds (calls only)"),
+		{ WAY(PROBE_KPROBE, "kprobe sync_global_pgds (calls only)", "sync_kprobe"),
 		  BIT(F_SYNC_CALLS) },
 	} },
 	{ "get_unmapped_area", "no mmap:x86_get_unmapped_area: kernel without the series", {
 		/* mmap:x86_get_unmapped_area: patches 4 and 5. */
-		{ WAY(PROBE_TRACEPOINT, "gua_tp", NULL, "tp_btf mmap:x86_get_unmapped_area"),
-		  BITS(F_GUA_DEFAULT, F_GUA_ABOVE47_BYTES) },
+		{ WAY(PROBE_TRACEPOINT, "tp_btf mmap:x86_get_unmapped_area", "gua_tp"),
+		  BITS(F_GUA_DEFAULT, F_GUA_ABOVE47) },
 		/* get_unmapped_area(): mm/mmap.c, every placement; until 6.9. */
-		{ WAY(PROBE_FENTRY, "gua_fexit", NULL,
-		      "fexit get_unmapped_area (above 47 bits only)"),
-		  BITS(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES) },
+		{ WAY(PROBE_FENTRY, "fexit get_unmapped_area (above 47 bits only)", "gua_fexit"),
+		  BIT(F_GUA_ABOVE47) },
 		/* Since 6.10 the out-of-line function is __get_unmapped_area(). */
-		{ WAY(PROBE_FENTRY, "gua_vmflags_fexit", NULL,
-		      "fexit __get_unmapped_area (above 47 bits only)"),
-		  BITS(F_GUA_ABOVE47, F_GUA_ABOVE47_BYTES) },
+		{ WAY(PROBE_FENTRY, "fexit __get_unmapped_area (above 47 bits only)",
+		      "gua_vmflags_fexit"),
+		  BIT(F_GUA_ABOVE47) },
 	} },
-	{ "TLB flushes by reason", "no tlb:tlb_flush in this kernel", {
-		/* tlb:tlb_flush: x86 since 3.17, as tp_btf since 5.5. */
-		{ WAY(PROBE_TRACEPOINT, "tlb_flush_tp", NULL, "tp_btf tlb:tlb_flush"),
+	{ "TLB flushes by reason", "no tlb:tlb_flush or sched:sched_switch in this kernel", {
+		/*
+		 * tlb:tlb_flush: x86 since 3.17, as tp_btf since 5.5; sched:sched_switch
+		 * charges task-switch flushes to the task they were for.
+		 */
+		{ WAY(PROBE_TRACEPOINT, "tp_btf tlb:tlb_flush, sched:sched_switch",
+		      "tlb_flush_tp", "sched_switch_tp"),
 		  BITS(F_TLB_TASK_SWITCH, F_TLB_NOOP) },
+	} },
+	{ "shootdown IPIs", "no irq_vectors:call_function events or flush_tlb_func()", {
+		/* x86 irq_vectors events (4.5 on); flush_tlb_func(): its name since 5.19. */
+		{ WAY(PROBE_TRACEPOINT,
+		      "tp_btf irq_vectors:call_function{,_single}_{entry,exit}, fentry flush_tlb_func",
+		      "ipi_entry", "ipi_single_entry", "ipi_exit", "ipi_single_exit",
+		      "flush_tlb_func_fentry"),
+		  BIT(F_TLB_IPIS) },
 	} },
 	{ "kernel-range flushes", "flush_tlb_kernel_range cannot be probed", {
 		/* x86 kernel-range flushes, which tlb:tlb_flush does not report. */
-		{ WAY(PROBE_FENTRY, "tlb_kernel_range_fentry", NULL,
-		      "fentry flush_tlb_kernel_range"), BIT(F_TLB_KERNEL_RANGE) },
-		{ WAY(PROBE_KPROBE, "tlb_kernel_range_kprobe", NULL,
-		      "kprobe flush_tlb_kernel_range"), BIT(F_TLB_KERNEL_RANGE) },
+		{ WAY(PROBE_FENTRY, "fentry flush_tlb_kernel_range", "tlb_kernel_range_fentry"),
+		  BIT(F_TLB_KERNEL_RANGE) },
+		{ WAY(PROBE_KPROBE, "kprobe flush_tlb_kernel_range", "tlb_kernel_range_kprobe"),
+		  BIT(F_TLB_KERNEL_RANGE) },
 	} },
 	{ "flush_tlb_all", "flush_tlb_all cannot be probed", {
-		{ WAY(PROBE_FENTRY, "tlb_all_fentry", NULL, "fentry flush_tlb_all"),
-		  BIT(F_TLB_ALL) },
-		{ WAY(PROBE_KPROBE, "tlb_all_kprobe", NULL, "kprobe flush_tlb_all"),
-		  BIT(F_TLB_ALL) },
+		{ WAY(PROBE_FENTRY, "fentry flush_tlb_all", "tlb_all_fentry"), BIT(F_TLB_ALL) },
+		{ WAY(PROBE_KPROBE, "kprobe flush_tlb_all", "tlb_all_kprobe"), BIT(F_TLB_ALL) },
 	} },
-	{ "mmap() cross-check", "no syscalls:sys_exit_mmap (CONFIG_FTRACE_SYSCALLS)", {
+	{ "mmap() placements", "no syscalls:sys_exit_mmap (CONFIG_FTRACE_SYSCALLS)", {
 		/* syscalls:sys_exit_mmap: CONFIG_FTRACE_SYSCALLS; task registers since 5.15. */
-		{ WAY(PROBE_TRACEPOINT, "mmap_exit", NULL, "tracepoint syscalls:sys_exit_mmap"),
+		{ WAY(PROBE_TRACEPOINT, "tracepoint syscalls:sys_exit_mmap", "mmap_exit"),
 		  BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES) },
 	} },
 };
 
 #define NR_GROUPS	(int)(sizeof(groups) / sizeof(groups[0]))
+/* Indexes into groups[], in its order. */
 #define G_P4D_ALLOC	0
 #define G_P4D_FREE	1
+#define G_GUA		3
 
 static int chosen[NR_GROUPS];	/* index of the way that feeds each group, -1: none */
 
@@ -358,6 +391,9 @@ static int attach_groups(struct probe_loader *loader)
 		available |= BIT(F_P4D_LIVE) | BIT(F_P4D_UNTRACKED);
 	else
 		available &= ~BIT(F_P4D_FREED_OLD);
+	/* mmap()'s exit counts what a get_unmapped_area decision placed above 47 bits. */
+	if (chosen[G_GUA] < 0)
+		available &= ~BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES);
 	if (avail(F_TLB_TASK_SWITCH))
 		available |= BIT(F_TLB_FLUSHES);
 	return fed;
@@ -384,6 +420,8 @@ static void print_missing(void)
 			lost &= ~groups[g].ways[chosen[g]].feeds;
 		if (g == G_P4D_ALLOC || g == G_P4D_FREE)
 			lost |= BIT(F_P4D_LIVE) & ~available;
+		if (g == G_GUA)
+			lost |= BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES) & ~available;
 		if (!lost)
 			continue;
 		for (int f = 0; f < NR_FIELDS && len < sizeof(list) - 1; f++)
@@ -410,7 +448,11 @@ static struct p4dstat_bpf *open_object(void)
 	if (!skel)
 		return NULL;
 	skel->rodata->targ_tgid = env.pid;
+	skel->rodata->filter_cgroup = env.cgroup != NULL;
 	skel->rodata->per_comm = env.per_comm;
+	/* Without -c a plain array stands in: kernels without cgroups lack the type. */
+	if (!env.cgroup)
+		bpf_map__set_type(skel->maps.cgroup_filter, BPF_MAP_TYPE_ARRAY);
 	skel->rodata->task_size_max = task_size_max;
 	bpf_map__set_max_entries(skel->maps.comms, env.per_comm ? env.comm_slots : 1);
 	return skel;
@@ -570,9 +612,10 @@ static void compute(const struct snapshot *cur, const struct snapshot *prev, lon
 	for (int r = 0; r < P4DSTAT_TLB_REASONS; r++)
 		v[F_TLB_TASK_SWITCH + r] = D(tlb_flush[r]);
 	/* A sent shootdown is a request; the flushes are the receivers'. */
-	v[F_TLB_FLUSHES] = v[F_TLB_TASK_SWITCH] + v[F_TLB_RECEIVED] + v[F_TLB_LOCAL] +
+	v[F_TLB_FLUSHES] = v[F_TLB_TASK_SWITCH] + v[F_TLB_RECEIVED] + v[F_TLB_BATCHED] +
 			   v[F_TLB_LOCAL_MM];
 	v[F_TLB_NOOP] = D(tlb_noop);
+	v[F_TLB_IPIS] = D(tlb_ipis);
 	v[F_TLB_KERNEL_RANGE] = D(tlb_kernel_range);
 	v[F_TLB_ALL] = D(tlb_all);
 	for (int w = 0; w < P4DSTAT_WINDOWS; w++)
@@ -580,7 +623,6 @@ static void compute(const struct snapshot *cur, const struct snapshot *prev, lon
 	for (int o = 0; o < P4DSTAT_OUTCOMES; o++)
 		v[F_GUA_FIXED + o] = D(gua_outcome[o]);
 	v[F_GUA_ABOVE47] = D(gua_above47);
-	v[F_GUA_ABOVE47_BYTES] = D(gua_above47_bytes);
 	v[F_MMAP_ABOVE47] = D(mmap_above47);
 	v[F_MMAP_ABOVE47_BYTES] = D(mmap_above47_bytes);
 #undef D
@@ -655,6 +697,35 @@ static bool kernel_btf(void)
 		      (magic[0] == (char)0xeb && magic[1] == (char)0x9f));
 }
 
+/* -c: the cgroup's directory, on a kernel that has cgroups; 0, or 1 after one line. */
+static int open_cgroup(void)
+{
+	if (access(PROC_CGROUP, F_OK)) {
+		fprintf(stderr, "p4dstat: -c: this kernel has no cgroups (CONFIG_CGROUPS is off)\n");
+		return 1;
+	}
+	env.cgroup_fd = open(env.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (env.cgroup_fd < 0) {
+		fprintf(stderr, "p4dstat: cannot open cgroup '%s': %s\n", env.cgroup,
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The kernel takes only a cgroup v2 directory's fd into the filter map. */
+static int set_cgroup(struct p4dstat_bpf *skel)
+{
+	__u32 zero = 0;
+
+	if (!bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup_filter), &zero,
+				 &env.cgroup_fd, BPF_ANY))
+		return 0;
+	fprintf(stderr, "p4dstat: '%s' is not a cgroup v2 directory: %s\n", env.cgroup,
+		strerror(errno));
+	return 1;
+}
+
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
@@ -690,6 +761,8 @@ int main(int argc, char **argv)
 			VMLINUX_BTF);
 		return EXIT_RUNTIME;
 	}
+	if (env.cgroup && open_cgroup())
+		return EXIT_RUNTIME;
 	libbpf_set_print(libbpf_print);
 	nr_cpus = libbpf_num_possible_cpus();
 	if (nr_cpus < 0) {
@@ -712,6 +785,10 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "p4dstat: cannot create the BPF maps: %s%s\n", strerror(-err),
 			env.verbose ? "" : " (-v shows why)");
+		goto cleanup;
+	}
+	if (env.cgroup && set_cgroup(skel)) {
+		err = 1;
 		goto cleanup;
 	}
 	ops.ctx = skel;
@@ -745,7 +822,8 @@ int main(int argc, char **argv)
 	if (err)
 		goto read_failed;
 	fprintf(stderr, "Tracing P4D tables, kernel syncs, TLB flushes and mappings above 47 "
-		"bits%s... Hit Ctrl-C to end.\n", env.pid ? " of one process" : "");
+		"bits%s... Hit Ctrl-C to end.\n",
+		env.pid ? " of one process" : env.cgroup ? " of one cgroup" : "");
 	report_init(&(struct report_opts){
 		.timestamp = env.timestamp, .json = env.json, .causes = env.causes,
 		.per_comm = env.per_comm, .lifetimes = env.lifetimes, .pid = env.pid,
@@ -801,5 +879,7 @@ cleanup:
 	free_snapshot(&cur);
 	probe_loader_free(loader);
 	p4dstat_bpf__destroy(skel);
+	if (env.cgroup_fd >= 0)
+		close(env.cgroup_fd);
 	return err ? EXIT_RUNTIME : 0;
 }

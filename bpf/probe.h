@@ -21,7 +21,7 @@ enum probe_kind { PROBE_TRACEPOINT, PROBE_FENTRY, PROBE_KPROBE, PROBE_KINDS };
 /* "tracepoint", "fentry", "kprobe": the words --probes takes. */
 extern const char *const probe_kind_names[PROBE_KINDS];
 
-#define PROBE_WAY_PROGS	2
+#define PROBE_WAY_PROGS	5
 
 /* One way to feed a group: these programs, loaded and attached together. */
 struct probe_way {

@@ -14,8 +14,8 @@ static struct report_opts opts;
 
 /* JSON key and summary label of each field; docs/p4dstat.md lists the same. */
 const struct field_name fields[NR_FIELDS] = {
-	[F_P4D_USER] = { "p4d_alloc_user", "P4D tables installed, user" },
-	[F_P4D_KERNEL] = { "p4d_alloc_kernel", "P4D tables installed, kernel" },
+	[F_P4D_USER] = { "p4d_alloc_user", "P4D tables installed, processes' mms" },
+	[F_P4D_KERNEL] = { "p4d_alloc_kernel", "P4D tables installed, init_mm" },
 	[F_P4D_RACED] = { "p4d_raced", "P4D tables lost to a race" },
 	[F_P4D_NOMEM] = { "p4d_nomem", "P4D allocations failed" },
 	[F_P4D_FREED] = { "p4d_freed", "P4D tables freed" },
@@ -25,31 +25,32 @@ const struct field_name fields[NR_FIELDS] = {
 	[F_CAUSE_FIRST] = { "cause_first", "cause: first table (PGD slot 0)" },
 	[F_CAUSE_EXEC_STACK] = { "cause_exec_stack", "cause: exec stack (top slot)" },
 	[F_CAUSE_HIGH] = { "cause_high", "cause: high region (other slot)" },
-	[F_CAUSE_KERNEL] = { "cause_kernel", "cause: kernel (bit 63)" },
+	[F_CAUSE_LDT] = { "cause_ldt", "cause: LDT remap (PTI, kernel slot)" },
+	[F_CAUSE_KERNEL] = { "cause_kernel", "cause: kernel (init_mm)" },
 	[F_SYNC_CALLS] = { "sync_calls", "kernel top-level syncs" },
 	[F_SYNC_COPIED] = { "sync_copied", "kernel top-level entries copied" },
 	[F_SYNC_VISITED] = { "sync_visited", "page tables visited by syncs" },
 	[F_TLB_TASK_SWITCH] = { "tlb_task_switch", "TLB flushes, task switch" },
-	[F_TLB_RECEIVED] = { "tlb_shootdown_received", "TLB flushes, shootdown received" },
-	[F_TLB_LOCAL] = { "tlb_local_shootdown", "TLB flushes, local kernel range" },
-	[F_TLB_LOCAL_MM] = { "tlb_local_mm_shootdown", "TLB flushes, local mm range" },
-	[F_TLB_SENT] = { "tlb_shootdown_sent", "TLB shootdowns sent" },
+	[F_TLB_RECEIVED] = { "tlb_shootdown_received", "TLB flushes, another CPU's request" },
+	[F_TLB_BATCHED] = { "tlb_batched_local", "TLB flushes, batched unmap, own CPU" },
+	[F_TLB_LOCAL_MM] = { "tlb_local_mm_shootdown", "TLB flushes, an mm's range, own CPU" },
+	[F_TLB_REQUESTS] = { "tlb_shootdown_requests", "TLB shootdown requests" },
 	[F_TLB_FLUSHES] = { "tlb_flushes", "TLB flushes done, all CPUs" },
 	[F_TLB_NOOP] = { "tlb_noop_events", "tlb_flush events that flushed nothing" },
-	[F_TLB_KERNEL_RANGE] = { "tlb_kernel_range", "flush_tlb_kernel_range calls" },
-	[F_TLB_ALL] = { "tlb_all", "flush_tlb_all calls" },
-	[F_GUA_DEFAULT] = { "gua_window_default", "placements, 47-bit window" },
-	[F_GUA_FULL] = { "gua_window_full", "placements, full window" },
-	[F_GUA_FIXED] = { "gua_fixed", "placements, MAP_FIXED" },
-	[F_GUA_HINT] = { "gua_hint", "placements, hint honoured" },
-	[F_GUA_SEARCH] = { "gua_search", "placements, searched" },
-	[F_GUA_FALLBACK] = { "gua_fallback", "placements, bottom-up fallback" },
-	[F_GUA_ENOMEM] = { "gua_enomem", "placements failed, ENOMEM" },
-	[F_GUA_EINVAL] = { "gua_einval", "placements failed, EINVAL" },
-	[F_GUA_ABOVE47] = { "gua_above47", "placements above 47 bits" },
-	[F_GUA_ABOVE47_BYTES] = { "gua_above47_bytes", "bytes placed above 47 bits" },
-	[F_MMAP_ABOVE47] = { "mmap_above47", "mmap() results above 47 bits" },
-	[F_MMAP_ABOVE47_BYTES] = { "mmap_above47_bytes", "mmap() bytes above 47 bits" },
+	[F_TLB_IPIS] = { "tlb_shootdown_ipis", "IPIs that ran a shootdown request" },
+	[F_TLB_KERNEL_RANGE] = { "tlb_kernel_range_calls", "flush_tlb_kernel_range() calls" },
+	[F_TLB_ALL] = { "tlb_all_calls", "flush_tlb_all() calls" },
+	[F_GUA_DEFAULT] = { "gua_window_default", "placement decisions, 47-bit window" },
+	[F_GUA_FULL] = { "gua_window_full", "placement decisions, full window" },
+	[F_GUA_FIXED] = { "gua_fixed", "placement decisions, MAP_FIXED" },
+	[F_GUA_HINT] = { "gua_hint", "placement decisions, hint honoured" },
+	[F_GUA_SEARCH] = { "gua_search", "placement decisions, searched" },
+	[F_GUA_FALLBACK] = { "gua_fallback", "placement decisions, bottom-up fallback" },
+	[F_GUA_ENOMEM] = { "gua_enomem", "placement decisions failed, ENOMEM" },
+	[F_GUA_EINVAL] = { "gua_einval", "placement decisions failed, EINVAL" },
+	[F_GUA_ABOVE47] = { "gua_above47", "placement decisions above 47 bits" },
+	[F_MMAP_ABOVE47] = { "mmap_above47", "mmap() placements above 47 bits" },
+	[F_MMAP_ABOVE47_BYTES] = { "mmap_above47_bytes", "bytes mmap() placed above 47 bits" },
 };
 
 void report_init(const struct report_opts *o)
@@ -69,7 +70,7 @@ int compare_comm(const void *a, const void *b)
 
 static __u64 comm_weight(const struct p4dstat_comm_counts *c)
 {
-	return c->p4d_alloc + c->p4d_free + c->above47 + c->tlb_flush + c->tlb_kernel;
+	return c->p4d_alloc + c->p4d_free + c->mmap_above47 + c->tlb_flush + c->tlb_kernel;
 }
 
 /* Busiest first: P4D tables, then mappings above 47 bits, then TLB flushes. */
@@ -77,8 +78,8 @@ static int compare_activity(const void *a, const void *b)
 {
 	const struct p4dstat_comm_counts *x = &((const struct comm_entry *)a)->delta;
 	const struct p4dstat_comm_counts *y = &((const struct comm_entry *)b)->delta;
-	__u64 kx[] = { x->p4d_alloc + x->p4d_free, x->above47, x->tlb_flush + x->tlb_kernel };
-	__u64 ky[] = { y->p4d_alloc + y->p4d_free, y->above47, y->tlb_flush + y->tlb_kernel };
+	__u64 kx[] = { x->p4d_alloc + x->p4d_free, x->mmap_above47, x->tlb_flush + x->tlb_kernel };
+	__u64 ky[] = { y->p4d_alloc + y->p4d_free, y->mmap_above47, y->tlb_flush + y->tlb_kernel };
 
 	for (size_t i = 0; i < sizeof(kx) / sizeof(kx[0]); i++)
 		if (kx[i] != ky[i])
@@ -104,27 +105,27 @@ static void print_dashed(int width, const char *label)
 	       right, "----------------------------------------");
 }
 
-/* The row's columns; with -T a row is 78 columns. */
+/* The row's columns; with -T a row is 79 columns. */
 static const struct column {
 	const char *head;
 	int width;
 	enum field field;
 } columns[] = {
 	{ "USER", 5, F_P4D_USER }, { "RACE", 4, F_P4D_RACED }, { "FREED", 5, F_P4D_FREED },
-	{ "OLD", 4, F_P4D_FREED_OLD }, { "LIVE", 5, F_P4D_LIVE },
+	{ "OLD", 4, F_P4D_FREED_OLD }, { "LIVE", 4, F_P4D_LIVE },
 	{ "SYNC", 4, F_SYNC_CALLS },
-	{ "FLUSH", 6, NR_FIELDS }, { "SENT", 5, F_TLB_SENT }, { "RECV", 5, F_TLB_RECEIVED },
-	{ "KTLB", 4, NR_FIELDS },
-	{ "MAP47", 5, F_GUA_ABOVE47 }, { "KB47", 6, NR_FIELDS },
+	{ "FLUSH", 5, NR_FIELDS }, { "REQ", 4, F_TLB_REQUESTS }, { "IPI", 4, F_TLB_IPIS },
+	{ "RECV", 4, F_TLB_RECEIVED }, { "KTLB", 4, NR_FIELDS },
+	{ "MAP47", 5, F_MMAP_ABOVE47 }, { "KB47", 6, NR_FIELDS },
 };
 #define NR_COLUMNS	(int)(sizeof(columns) / sizeof(columns[0]))
 
 void report_header(void)
 {
 	printf("%s", opts.timestamp ? "        " : "");
-	print_dashed(27, "P4D tables");
+	print_dashed(26, "P4D tables");
 	printf("     ");
-	print_dashed(23, "TLB");
+	print_dashed(25, "TLB");
 	print_dashed(12, "above 47");
 	printf("\n%s", opts.timestamp ? "TIME    " : "");
 	for (int i = 0; i < NR_COLUMNS; i++)
@@ -162,13 +163,13 @@ static void print_row(const long long *v)
 			print_combined(col->width, avail(F_TLB_KERNEL_RANGE) && avail(F_TLB_ALL),
 				       v[F_TLB_KERNEL_RANGE] + v[F_TLB_ALL]);
 		else
-			print_combined(col->width, avail(F_GUA_ABOVE47_BYTES),
-				       v[F_GUA_ABOVE47_BYTES] / 1024);
+			print_combined(col->width, avail(F_MMAP_ABOVE47_BYTES),
+				       v[F_MMAP_ABOVE47_BYTES] / 1024);
 	}
 	printf("\n");
 }
 
-/* -c: why the tables of this interval exist. */
+/* -w: why the tables of this interval exist. */
 static void print_causes(const long long *v)
 {
 	printf("    causes:");
@@ -210,8 +211,8 @@ static void print_comms(struct snapshot *cur, __u64 dropped, size_t max_rows)
 		print_comm_value(d->p4d_free, 5, avail(F_P4D_FREED));
 		print_comm_value(d->tlb_flush, 6, avail(F_TLB_FLUSHES));
 		print_comm_value(d->tlb_kernel, 5, avail(F_TLB_KERNEL_RANGE) || avail(F_TLB_ALL));
-		print_comm_value(d->above47, 5, avail(F_GUA_ABOVE47));
-		print_comm_value(d->above47_bytes / 1024, 7, avail(F_GUA_ABOVE47));
+		print_comm_value(d->mmap_above47, 5, avail(F_MMAP_ABOVE47));
+		print_comm_value(d->mmap_above47_bytes / 1024, 7, avail(F_MMAP_ABOVE47));
 		printf("\n");
 	}
 	if (dropped)
@@ -274,9 +275,9 @@ static struct json_object *json_comms(struct snapshot *cur)
 		json_add_u64(row, "p4d_alloc", c->p4d_alloc);
 		json_add_u64(row, "p4d_freed", c->p4d_free);
 		json_add_u64(row, "tlb_flushes", c->tlb_flush);
-		json_add_u64(row, "tlb_kernel", c->tlb_kernel);
-		json_add_u64(row, "above47", c->above47);
-		json_add_u64(row, "above47_bytes", c->above47_bytes);
+		json_add_u64(row, "tlb_kernel_calls", c->tlb_kernel);
+		json_add_u64(row, "mmap_above47", c->mmap_above47);
+		json_add_u64(row, "mmap_above47_bytes", c->mmap_above47_bytes);
 		json_object_array_add(list, row);
 	}
 	return list;

@@ -109,7 +109,8 @@ function fields(   i, kv) {
 
 # gt_tables FILE...: what tracefs recorded in the comm-filtered files gt-COMM, as
 # "TABLE COMM|KEY... N" lines: hints (mmaphint.bt's classes), decisions (window.bt's),
-# p4d (p4dalloc.bt's), tlb (tlbflush.bt's reasons).
+# p4d (p4dalloc.bt's), tlb (tlbflush.bt's reasons: flushes, pages != 0, but task
+# switches, which gt_switches charges).
 gt_tables() {
 	awk "$awk_classes"'
 	{ comm = FILENAME; sub(/^(.*\/)?gt-/, "", comm) }
@@ -120,8 +121,31 @@ gt_tables() {
 	}
 	$2 == "p4d_alloc" { fields(); print "p4d", comm "|" (v["init_mm"] ? "kernel" : "user") "|" v["outcome"] }
 	$2 == "p4d_free" { print "p4d", comm "|free" }
-	$2 == "tlb_flush" { r = $0; sub(/.*reason:/, "", r); sub(/ \([0-9]+\)$/, "", r); print "tlb", comm "|" r }
+	$2 == "tlb_flush" && $3 != "pages:0" && !/ \(0\)$/ {
+		r = $0; sub(/.*reason:/, "", r); sub(/ \([0-9]+\)$/, "", r); print "tlb", comm "|" r }
 	' "$@" | tally
+}
+
+# gt_switches FILE: task-switch flushes (pages != 0) in a raw trace of sched_switch and
+# tlb_flush, as "tlb COMM|flush on task switch N" lines, COMM the task switched to: the
+# last sched_switch's next_comm on the flush's CPU, or the task running before any.
+gt_switches() {
+	sed -n -E 's/^ *(.+)-[0-9]+ +\[([0-9]+)\] [^ ]+ +[0-9.]+: ([a-z0-9_]+): (.*)$/\2 \3 \1|\4/p' "$1" |
+	awk '{ cpu = $1; ev = $2; rest = $0; sub(/^[^ ]+ [^ ]+ /, "", rest)
+		comm = rest; sub(/\|.*/, "", comm); sub(/^[^|]*\|/, "", rest) }
+	ev == "sched_switch" { n = rest; sub(/.* next_comm=/, "", n); sub(/ next_pid=.*/, "", n)
+		incoming[cpu] = n }
+	ev == "tlb_flush" && rest ~ / \(0\)$/ && rest !~ /^pages:0 / {
+		print "tlb", ((cpu in incoming) ? incoming[cpu] : comm) "|flush on task switch" }' |
+	tally
+}
+
+# gt_stop_raw NAME FILE: stop instance bt-NAME, its trace as tracefs prints it to FILE.
+gt_stop_raw() {
+	local inst=$tfs/instances/bt-$1
+	echo 0 >"$inst/tracing_on"
+	cp "$inst/trace" "$2"
+	rmdir "$inst"
 }
 
 # bt_map FILE MAP: each key of @MAP as "K1|K2|... N", summed over every print of it.
@@ -295,6 +319,9 @@ for c in $comms; do
 done
 gt_start kflush "" "$gt_group/flush_range" "$gt_group/flush_all"
 gt_start sync "" pgtable/kernel_pgd_sync
+# Every CPU's switches and task-switch flushes: whose a flush is needs the next_comm.
+gt_start switch "" sched/sched_switch tlb/tlb_flush &&
+	echo 8192 >"$tfs/instances/bt-switch/buffer_size_kb"
 
 run_logged "$p1/highmap" "$bin"/highmap $K $N
 echo 8 >/proc/sys/vm/nr_hugepages
@@ -316,6 +343,7 @@ done
 
 gt_stop_comms kflush "$p1/gt-kflush"
 gt_stop sync "$p1/gt-sync"
+gt_stop_raw switch "$p1/gt-switch"
 for c in $comms; do
 	gt_stop "$c" "$p1/gt-$c"
 done
@@ -329,7 +357,8 @@ is "each script's banner came first" \
 		awk 'prev ~ /^Attaching / { print ($0 ~ /^Tracing .*\.\.\. Hit Ctrl-C to end\.$/); exit }
 			{ prev = $0 }' "$f"; done | tr -d '\n')" 111111
 is "highmap $K $N ran" "$(grep -c 'status=0' "$p1/highmap")" $N
-gt=$(cd "$p1" && gt_tables $(printf 'gt-%s ' $comms))
+gt=$( (cd "$p1" && gt_tables $(printf 'gt-%s ' $comms)); gt_switches "$p1/gt-switch")
+gt=$(sort <<<"$gt")
 
 ### mmaphint.bt
 got=$(bt_map "$p1/mmaphint" hints)
@@ -437,7 +466,8 @@ got=$(bt_map "$p1/tlbflush" by_comm)
 for c in $comms; do
 	pick "$c" "$got" && g=$picked
 	pick "tlb $c" "$gt"
-	same "tlbflush.bt: $c's TLB flushes by reason = tracefs" "$g" "$picked"
+	same "tlbflush.bt: $c's TLB flushes by reason, task switches the incoming task's = tracefs" \
+		"$g" "$picked"
 done
 # The kernel-flush ground truth ran inside the script's lifetime: per command, the script
 # counted at least as many calls (more when flushes happened while it alone was attached).
@@ -626,10 +656,12 @@ is "one-liner 7: ol7-highmap (K=2 N=2): stacks of its allocations: all; exec, fo
 	"$(stack_sums "$(bt_stacks "$p3/ol7" "" | grep '^ol7-highmap|')" \
 		$exec_frame copy_page_range handle_mm_fault)" "7 1 2 4"
 
-# 8: TLB flushes per reason number (tlb_flush prints "reason:NAME (NUMBER)").
+# 8: TLB flushes per reason number (tlb_flush prints "reason:NAME (NUMBER)"), pages != 0,
+# no task switch.
 pick ol8-highmap "$(bt_map "$p3/ol8" "")" && got=$picked
-same "one-liner 8: ol8-highmap's TLB flushes by reason = tracefs" "$got" \
-	"$(sed -n -E 's/^[0-9]+ tlb_flush .*reason:.* \(([0-9]+)\)$/\1/p' "$p3/gt-ol8" | tally)"
+same "one-liner 8: ol8-highmap's TLB flushes by reason, pages != 0, no task switch = tracefs" \
+	"$got" "$(awk '$2 == "tlb_flush" && $3 != "pages:0" { r = $NF; gsub(/[()]/, "", r)
+		if (r != 0) print r }' "$p3/gt-ol8" | tally)"
 
 # 9: kernel-range flushes after vfree-burst: at least one, by a kworker, and never more
 # per command than tracefs, which ran longer, saw.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # p4dstat (bpf/) in the guest, held against ground truth: workloads whose P4D tables and
 # TLB shootdowns follow from their layout (tests/workloads/p4dfamily.c, tlbshoot.c),
-# tracefs and the function tracer over the same window for kernel syncs and kernel-range
-# flushes; JSON against text; the fentry and kprobe fallbacks; the -C table and its drop
-# counter; the 4-level notice; the error cases. Runs in the 5, 4 and no5lvl boots, and
+# tracefs and the function tracer over the same window for kernel syncs, kernel-range
+# flushes, task-switch flushes (whose they are) and shootdown IPIs; a MAP_FIXED above 47
+# bits that mmap() refuses on 4 levels; JSON against text; the fentry and kprobe
+# fallbacks; the -C table and its drop counter; the 4-level notice; the error cases. Runs in the 5, 4 and no5lvl boots, and
 # through tests/vanilla/p4dstat.t on the kernel without the series, where the
 # expectations switch to the fallbacks.
 #
@@ -53,6 +54,33 @@ stop_p4dstat() {
 		wait "${p4d_pid[$name]}"
 		is "p4dstat $name exits 0 on SIGINT" "$?" 0
 	done
+}
+
+# raw_start NAME FUNCS EVENT...: a tracefs instance NAME recording EVENTs (system/event)
+# and, when FUNCS is not empty, the function tracer on FUNCS; raw_stop NAME FILE keeps its
+# trace as tracefs prints it (CPU numbers included) and removes it. mark NAME TEXT: a line
+# in its trace (trace_marker); echo is a builtin, so marking forks nothing.
+raw_start() {
+	local inst=$tfs/instances/$1 funcs=$2 ev
+	shift 2
+	[ ! -d "$inst" ] || rmdir "$inst"
+	mkdir "$inst" && echo 8192 >"$inst/buffer_size_kb" || return 1
+	for ev in "$@"; do
+		echo 1 >"$inst/events/$ev/enable" || return 1
+	done
+	if [ -n "$funcs" ]; then
+		echo "$funcs" >"$inst/set_ftrace_filter" && echo function >"$inst/current_tracer" ||
+			return 1
+	fi
+	echo 1 >"$inst/tracing_on"
+}
+mark() { echo "$2" >"$tfs/instances/$1/trace_marker"; }
+raw_stop() {
+	local inst=$tfs/instances/$1
+	echo 0 >"$inst/tracing_on"
+	cp "$inst/trace" "$2"
+	echo nop >"$inst/current_tracer"
+	rmdir "$inst"
 }
 
 # Everything read from p4dstat's output and from tracefs is gathered by one python3 run
@@ -111,15 +139,15 @@ def summary(name, path):
         # -C: every table lands in a command's row, or in the drop counter.
         print(f"{name}:comm_alloc_sum", sum(c["p4d_alloc"] for c in s["comms"]))
         print(f"{name}:comm_freed_sum", sum(c["p4d_freed"] for c in s["comms"]))
-        rows = sum(c["p4d_alloc"] + c["p4d_freed"] + c["tlb_flushes"] + c["tlb_kernel"] +
-                   c["above47"] for c in s["comms"])
+        rows = sum(c["p4d_alloc"] + c["p4d_freed"] + c["tlb_flushes"] + c["tlb_kernel_calls"] +
+                   c["mmap_above47"] for c in s["comms"])
         print(f"{name}:comm_accounted", rows + s["comms_dropped"])
         print(f"{name}:comm_events", sum(s[k] or 0 for k in [
             "p4d_alloc_user", "p4d_alloc_kernel", "p4d_freed", "tlb_flushes",
-            "tlb_kernel_range", "tlb_all", "gua_above47"]))
+            "tlb_kernel_range_calls", "tlb_all_calls", "mmap_above47"]))
 
 def parse_text(path):
-    """(rows, cause lines, totals {label: value}, lines) of a -T -c run."""
+    """(rows, cause lines, totals {label: value}, lines) of a -T -w run."""
     lines = open(path).read().split("\n")
     rows, causes, totals, part = [], [], {}, "rows"
     for line in lines[2:]:
@@ -139,11 +167,11 @@ def parse_text(path):
     return rows, causes, totals, lines
 
 COLUMNS = ["p4d_alloc_user", "p4d_raced", "p4d_freed", "p4d_freed_old", "p4d_live",
-           "sync_calls", "FLUSH", "tlb_shootdown_sent", "tlb_shootdown_received", "KTLB",
-           "gua_above47", "KB47"]
+           "sync_calls", "FLUSH", "tlb_shootdown_requests", "tlb_shootdown_ipis",
+           "tlb_shootdown_received", "KTLB", "mmap_above47", "KB47"]
 
 def agree(name, text_path, json_path):
-    """A text (-T -c) and a JSON run over the same window: rows, causes, totals agree."""
+    """A text (-T -w) and a JSON run over the same window: rows, causes, totals agree."""
     _, s = load_json(json_path)
     rows, causes, totals, lines = parse_text(text_path)
     bad = [f"line of {len(l)} columns: {l!r}" for l in lines if len(l) >= 80]
@@ -152,8 +180,9 @@ def agree(name, text_path, json_path):
     want = dict(s)
     na = lambda *ks: any(s[k] is None for k in ks)
     want["FLUSH"] = None if na("tlb_flushes") else s["tlb_flushes"] - s["tlb_shootdown_received"]
-    want["KTLB"] = None if na("tlb_kernel_range", "tlb_all") else s["tlb_kernel_range"] + s["tlb_all"]
-    want["KB47"] = None if na("gua_above47_bytes") else s["gua_above47_bytes"] // 1024
+    want["KTLB"] = None if na("tlb_kernel_range_calls", "tlb_all_calls") else \
+        s["tlb_kernel_range_calls"] + s["tlb_all_calls"]
+    want["KB47"] = None if na("mmap_above47_bytes") else s["mmap_above47_bytes"] // 1024
     for i, key in enumerate(COLUMNS):
         col = [r[i] for r in rows]
         if want[key] is None:
@@ -166,7 +195,7 @@ def agree(name, text_path, json_path):
             bad.append(f"rows give {key}={got}, JSON {want[key]}")
     if len(causes) != len(rows):
         bad.append(f"{len(rows)} rows, {len(causes)} cause lines")
-    for k in ("first", "exec_stack", "high", "kernel"):
+    for k in ("first", "exec_stack", "high", "ldt", "kernel"):
         v = s["cause_" + k]
         got = [c[c.index(k) + 1] for c in causes]
         if v is None and any(g != "n/a" for g in got) or \
@@ -214,6 +243,60 @@ def ftrace(name, path, pid):
             counts[m.group(2)] = counts.get(m.group(2), 0) + 1
     for k, v in counts.items():
         print(f"{name}:{k}", v)
+
+RAW = re.compile(r"^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+\S+\s+[\d.]+: (\w+):? (.*)$")
+
+def tlbraw(name, path, pids):
+    """A raw trace (sched_switch, tlb_flush, the call-function IPI events, the function
+    tracer on flush_tlb_func, markers) read as p4dstat counts for PIDS: flushes by reason
+    (pages != 0) of a current PID; task-switch flushes charged to the task that ran after
+    them when it leaves the CPU; IPIs that ran flush_tlb_func while a PID was current.
+    "out": the whole trace; "in": flushes and charges between the markers p4dstat-in and
+    p4dstat-out (a window inside p4dstat's)."""
+    pids = {int(p) for p in pids.split(",")}
+    counts = {"in": {}, "out": {}}
+    inside = False
+    pending, ipi = {}, {}
+    def add(windows, key, n=1):
+        for w in windows:
+            counts[w][key] = counts[w].get(key, 0) + n
+    for line in open(path):
+        m = RAW.match(line)
+        if not m:
+            continue
+        pid, cpu, ev, rest = int(m[2]), int(m[3]), m[4], m[5]
+        here = ["in", "out"] if inside else ["out"]
+        if ev == "tracing_mark_write":
+            inside = rest.strip() == "p4dstat-in"
+        elif ev == "sched_switch":
+            prev = int(re.search(r"prev_pid=(\d+)", rest)[1])
+            got = pending.get(cpu, {"in": 0, "out": 0})
+            if prev in pids:
+                add(["out"], "switch", got["out"])
+                if inside:
+                    add(["in"], "switch", got["in"])
+            pending[cpu] = {"in": 0, "out": 0}
+        elif ev == "tlb_flush":
+            f = re.match(r"pages:(-?\d+) reason:.* \((\d+)\)$", rest)
+            if int(f[1]) == 0:
+                continue
+            if int(f[2]) == 0:
+                p = pending.setdefault(cpu, {"in": 0, "out": 0})
+                for w in here:
+                    p[w] += 1
+            elif pid in pids:
+                add(here, "tlb_" + f[2])
+        elif ev in ("call_function_entry", "call_function_single_entry"):
+            ipi[cpu] = 1
+        elif ev in ("call_function_exit", "call_function_single_exit"):
+            ipi[cpu] = 0
+        elif ev == "flush_tlb_func" and ipi.get(cpu) == 1:
+            ipi[cpu] = 2
+            if pid in pids:
+                add(here, "ipi")
+    for w, c in counts.items():
+        for k in ("switch", "ipi", "tlb_1", "tlb_2", "tlb_3", "tlb_4"):
+            print(f"{name}:{w}:{k}", c.get(k, 0))
 
 for job in sys.argv[1:]:
     kind, *args = job.split("|")
@@ -268,10 +351,13 @@ family=$!
 # The -p runs start first and wide last, and wide stops first: the start and the exit of
 # a p4dstat would allocate and free P4D tables in wide's window.
 start_p4dstat parent -j -C -L -p $family 3600
-start_p4dstat ptext -T -c -C -L -p $family 3600
+start_p4dstat ptext -T -w -C -L -p $family 3600
 start_p4dstat pfentry -j -v --probes=fentry -p $family 3600
 start_p4dstat pkprobe -j -v --probes=kprobe -p $family 3600
 started parent ptext pfentry pkprobe
+# The subshell's switches and task-switch flushes, from now (it is parked on the gate)
+# until after the runs stop: whose each flush is, the ground truth of tlb_task_switch.
+raw_start p4dstat-family "" sched/sched_switch tlb/tlb_flush
 start_p4dstat wide -j -C -L 3600
 started wide
 open_gate family
@@ -279,8 +365,11 @@ wait $family
 family_rc=$?
 stop_p4dstat wide
 stop_p4dstat parent ptext pfentry pkprobe
+raw_stop p4dstat-family "$tmp/raw-family"
 
 ## 2. TLB shootdowns of one process (-p): tlbshoot M, one thread spinning on each CPU
+# tracefs records the same flushes, the switches, and the call-function IPIs with the
+# function tracer on flush_tlb_func inside them; markers bound a window inside p4dstat's.
 M=20
 gate tlb
 mkfifo "$tmp/tlb.fifo"
@@ -289,14 +378,18 @@ exec {tlb_fd}<>"$tmp/tlb.fifo"
 tlb=$!
 bg+=("$tlb")
 read -r -t 60 -u "$tlb_fd" tlb_ready
-trace_start p4dstat-tlb tlb/tlb_flush
+raw_start p4dstat-tlb flush_tlb_func tlb/tlb_flush sched/sched_switch \
+	irq_vectors/call_function_entry irq_vectors/call_function_exit \
+	irq_vectors/call_function_single_entry irq_vectors/call_function_single_exit
 start_p4dstat tlb -j -p $tlb 3600
 started tlb
+mark p4dstat-tlb p4dstat-in
 open_gate tlb
 # A blocking read: no wakeup of this shell while the munmaps run.
 read -r -t 60 -u "$tlb_fd" tlb_done
+mark p4dstat-tlb p4dstat-out
 stop_p4dstat tlb
-trace_stop p4dstat-tlb "$tmp/events-tlb"
+raw_stop p4dstat-tlb "$tmp/raw-tlb"
 open_gate tlb
 wait $tlb
 tlb_rc=$?
@@ -351,6 +444,21 @@ if [ $kernel = series ]; then
 	stop_p4dstat drops
 fi
 
+## 5. A MAP_FIXED at 1<<48, which mmap() refuses on 4-level paging (-p)
+# get_unmapped_area places it there on every boot (outcome fixed), then the generic
+# get_unmapped_area() fails it against TASK_SIZE where 47 bits is the limit: a decision
+# above 47 bits, a placement only on 5-level.
+gate fixed
+( read -r -u "${gate_fd[fixed]}" _
+  exec "$bin"/mmaphint 0x1000000000000 4096 fixed >"$tmp/fixed" ) &
+fixed=$!
+start_p4dstat fixed -j -p $fixed 3600
+started fixed
+open_gate fixed
+wait $fixed
+fixed_rc=$?
+stop_p4dstat fixed
+
 ######## What they counted #############################################################
 jobs=()
 for r in "${!p4d_pid[@]}"; do
@@ -359,7 +467,7 @@ done
 jobs+=("agree|ptext|$tmp/ptext.out|$tmp/parent.out"
 	"tracefs|tracek|$tmp/events-kernel|$ksub" "ftrace|ftrace|$tmp/ftrace|$ksub")
 # tlbshoot's threads are tasks of their own in tracefs: the spinner is the main PID + 1.
-jobs+=("tracefs|tracet|$tmp/events-tlb|$tlb" "tracefs|tracet1|$tmp/events-tlb|$((tlb + 1))")
+jobs+=("tlbraw|rawt|$tmp/raw-tlb|$tlb,$((tlb + 1))" "tlbraw|rawf|$tmp/raw-family|$family")
 gather "${jobs[@]}"
 for r in "${!p4d_pid[@]}"; do
 	[ "$r" = ptext ] || expect "$r" json_error "" "every line parses as JSON, intervals add up"
@@ -376,6 +484,7 @@ first=$((five * (1 + N))) stack=$five high=$((five * K * (1 + N)))
 expect wide cause_exec_stack "$(series_or $stack)" "execve's temporary stack"
 expect wide cause_first "$(series_or $first)" "PGD slot 0: exec + $N children"
 expect wide cause_high "$(series_or $high)" "$K regions x (1 + $N) processes"
+expect wide cause_ldt "$(series_or 0)" "no PTI in the guest: tests/host/p4dstat-cause.t"
 expect wide cause_kernel "$(series_or 0)"
 expect wide p4d_alloc_user $((first + stack + high))
 expect wide p4d_alloc_kernel 0
@@ -409,8 +518,12 @@ expect parent cause_exec_stack "$(series_or $five)"
 expect parent cause_first "$(series_or $five)"
 expect parent cause_high "$(series_or $((five * K)))"
 expect parent gua_above47 $((five * K))
-expect parent gua_above47_bytes $((five * K * 4096))
-expect parent mmap_above47 $((five * K)) "sys_exit_mmap cross-check"
+expect parent mmap_above47 $((five * K)) "mmap() succeeded above 47 bits"
+expect parent mmap_above47_bytes $((five * K * 4096))
+# Task-switch flushes are the task's that runs after them: tracefs's switches and flushes
+# over the same window, charged by that rule, give the subshell's exactly.
+val rawf:out:switch
+expect parent tlb_task_switch "$v" "tracefs: flushes into it, charged when it leaves a CPU"
 for r in pfentry pkprobe; do
 	expect $r p4d_alloc_user $((five * (2 + K))) "--probes=${r#p}"
 	expect $r p4d_freed $((five * (3 + K))) "--probes=${r#p}"
@@ -431,7 +544,7 @@ for k in p4d_raced gua_above47 gua_window_full tlb_flushes mmap_above47; do
 	expect pkprobe $k n/a "no kprobe source"
 done
 val ptext:mismatch
-is "text (-T -c -C -L) agrees with JSON over the same window, rows under 80 columns" "$v" ""
+is "text (-T -w -C -L) agrees with JSON over the same window, rows under 80 columns" "$v" ""
 
 # What p4dstat says on stderr: the banner; on 4 levels one notice; without the series
 # one line per counter group it cannot feed fully.
@@ -458,19 +571,32 @@ is "tlbshoot: ready, then $M munmaps, exit 0" "${tlb_ready%% *} $tlb_done $tlb_r
 # flush_tlb_func()), or one already up to date (a flush of 0 pages, not a flush). How
 # often CPU 1 was elsewhere the layout cannot say (3 to 20 of 20 received, seen here),
 # so RECV is held to the bound and to tlb:tlb_flush with pages != 0 in tracefs.
-expect tlb tlb_shootdown_sent $M "one per munmap"
+expect tlb tlb_shootdown_requests $M "one per munmap, IPI or not"
 expect tlb tlb_local_mm_shootdown $M "the unmapping CPU's own"
 val tlb:tlb_shootdown_received
 received=$v
-check "tlb: shootdowns received ($received) <= sent ($M)" test "$received" -le $M
-val tracet:tlb_1
-want=$v
-val tracet1:tlb_1
-expect tlb tlb_shootdown_received $((want + v)) "tracefs: remote shootdown, pages != 0"
+check "tlb: shootdowns received ($received) <= requests ($M)" test "$received" -le $M
+val rawt:out:tlb_1
+expect tlb tlb_shootdown_received "$v" "tracefs: remote shootdown, pages != 0"
+# Task switches and IPIs also happen while tlbshoot is parked, before and after the
+# munmaps: p4dstat's count lies between tracefs's inside the markers and over the trace.
+# within NAME KEY: "in" <= p4dstat's KEY <= "out" for the model's NAME.
+within() {
+	local lo hi got
+	val "rawt:in:$1" && lo=$v
+	val "rawt:out:$1" && hi=$v
+	val "tlb:$2" && got=$v
+	check "tlb: $2 ($got) within tracefs's $lo..$hi ($3)" \
+		test "$lo" -le "$got" -a "$got" -le "$hi"
+}
+within switch tlb_task_switch "flushes into tlbshoot's threads, charged when they leave a CPU"
+within ipi tlb_shootdown_ipis "call-function IPIs that ran flush_tlb_func in tlbshoot"
+val tlb:tlb_shootdown_ipis
+check "tlb: tracefs saw shootdown IPIs in the munmaps ($v)" test "$v" -gt 0
 val tlb:tlb_task_switch
 switches=$v
-val tlb:tlb_local_shootdown
-expect tlb tlb_flushes "$((switches + v + received + M))" "flushes done, not shootdowns sent"
+val tlb:tlb_batched_local
+expect tlb tlb_flushes "$((switches + v + received + M))" "flushes done, not requests"
 
 ## 3. kernel syncs and kernel-range flushes
 is "memory probe at $hexaddr and the second p4dstat succeed" "$ksub_rc" 0
@@ -493,8 +619,8 @@ ranges=$v
 val ftrace:flush_tlb_all
 alls=$v
 if [ $((ranges + alls)) -gt 0 ]; then
-	expect kernel tlb_kernel_range "$ranges" "function tracer"
-	expect kernel tlb_all "$alls" "function tracer"
+	expect kernel tlb_kernel_range_calls "$ranges" "function tracer"
+	expect kernel tlb_all_calls "$alls" "function tracer"
 else
 	skip "kernel-range flushes = function tracer" "the window had no kernel-range flush"
 fi
@@ -507,8 +633,23 @@ if [ $kernel = series ]; then
 	check "-C --comms=2: dropped events are counted ($v)" test "$v" -gt 0
 	val drops:comm_events
 	expect drops comm_accounted "$v" "-C rows + dropped = every event counted"
-	expect drops gua_above47 $((five * 4)) "one per p4dc-*"
+	expect drops mmap_above47 $((five * 4)) "one per p4dc-*"
 fi
+
+## 5. the refused MAP_FIXED
+if [ $five = 1 ]; then
+	is "MAP_FIXED at 1<<48 succeeds on 5-level" "$fixed_rc $(cat "$tmp/fixed")" \
+		"0 hint=0x1000000000000 len=4096 addr=0x1000000000000 above47=yes"
+else
+	is "MAP_FIXED at 1<<48 is refused on $mode" "$fixed_rc $(cat "$tmp/fixed")" \
+		"1 hint=0x1000000000000 len=4096 error=ENOMEM"
+fi
+# The series' event sees the decision on every boot; fexit get_unmapped_area sees the
+# generic function's result, which is the error on 4 levels.
+if [ $kernel = series ]; then want=1; else want=$five; fi
+expect fixed gua_above47 $want "the decision"
+expect fixed mmap_above47 $five "a placement only if mmap() succeeded"
+expect fixed mmap_above47_bytes $((five * 4096))
 
 ######## Errors: one line each, exit 1 (runtime) or 2 (usage) ##########################
 error_case() {	# error_case NAME WANT-STATUS WANT-LINE CMD...
@@ -543,6 +684,16 @@ if [ $kernel = series ]; then
 	wait $gone
 	error_case "PID that does not exist" 1 "p4dstat: no process with PID $gone" \
 		"$p4dstat" -p $gone 1 1
+	# -c is libbpf-tools' cgroup filter: this kernel has no cgroups (no CONFIG_CGROUPS).
+	if [ ! -e /proc/self/cgroup ]; then
+		error_case "-c on a kernel without cgroups" 1 \
+			"p4dstat: -c: this kernel has no cgroups (CONFIG_CGROUPS is off)" \
+			"$p4dstat" -c /sys/fs/cgroup 1 1
+	else
+		error_case "-c on a directory that is no cgroup" 1 \
+			"p4dstat: '/' is not a cgroup v2 directory: Bad file descriptor" \
+			"$p4dstat" -c / 1 1
+	fi
 fi
 
 tap_done

@@ -46,11 +46,17 @@ run_case 2 "p4dstat: unexpected argument '3' $hint" 1 2 3
 run_case 2 "p4dstat: bad --probes 'uprobe': want tracepoint, fentry or kprobe $hint" \
 	--probes=uprobe
 run_case 2 "p4dstat: bad --comms '0': want a whole number from 1 to 65536 $hint" -C --comms=0
+# -c is the cgroup filter (libbpf-tools' meaning); the causes are -w.
+run_case 2 "p4dstat: option '-c' needs a value $hint" -c
+run_case 2 "p4dstat: option '--cgroup' needs a value $hint" --cgroup
+run_case 2 "p4dstat: bad cgroup '': want a cgroup v2 directory $hint" -c ''
+run_case 2 "p4dstat: option '--causes' takes no value $hint" --causes=yes
 
 (cd "$tmp" && unprivileged "$p4dstat" --help) >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 0 ] && [ ! -s "$tmp/err" ] && grep -q '^USAGE: p4dstat \[-T\] \[-j\] \[-p PID\] \[-C\] \[-c\] \[-L\] \[-v\] \[interval \[count\]\]$' "$tmp/out" &&
-	grep -q '^EXAMPLES:$' "$tmp/out" && grep -q -- '--probes=KIND' "$tmp/out"; then
+if [ $rc = 0 ] && [ ! -s "$tmp/err" ] && grep -q '^USAGE: p4dstat \[-T\] \[-j\] \[-p PID\] \[-c CG\] \[-C\] \[-w\] \[-L\] \[interval \[count\]\]$' "$tmp/out" &&
+	grep -q '^EXAMPLES:$' "$tmp/out" && grep -q -- '--probes=KIND' "$tmp/out" &&
+	grep -q -- '-c, --cgroup=CG' "$tmp/out" && grep -q -- '-w, --causes' "$tmp/out"; then
 	ok "p4dstat --help: USAGE, EXAMPLES and the options on stdout, exit 0"
 else
 	not_ok "p4dstat --help: USAGE, EXAMPLES and the options on stdout, exit 0" "exit $rc" \
@@ -59,7 +65,7 @@ fi
 (cd "$tmp" && unprivileged "$p4dstat" --version) >"$tmp/out" 2>"$tmp/err"
 rc=$?
 is "p4dstat --version: one line on stdout, exit 0" "$rc $(cat "$tmp/out")$(cat "$tmp/err")" \
-	"0 p4dstat 2.0 (p4dscope)"
+	"0 p4dstat 3.0 (p4dscope)"
 run_case 1 "p4dstat: needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" 1 1
 
 tap_done

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# p4dstat's cause classification (bpf/p4dstat.h p4dstat_cause()) on the host, as plain C:
+# the PTI LDT remap table, a kernel address in a process's mm, which the guest kernel
+# (no PTI, no modify_ldt) cannot produce; see tests/host/p4dstat-cause.c.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/lib/tap.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! gcc -O2 -Wall -Wextra -Werror -Ibpf -Iinclude -Itests/validate \
+	-o "$tmp/p4dstat-cause" tests/host/p4dstat-cause.c 2>"$tmp/cc.err"; then
+	not_ok "p4dstat-cause.c builds" "$(cat "$tmp/cc.err")"
+	tap_done
+fi
+tap_merge cause "$tmp/p4dstat-cause"
+tap_done
