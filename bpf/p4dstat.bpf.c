@@ -560,13 +560,14 @@ int BPF_PROG(gua_vmflags_fexit, struct file *file, unsigned long addr, unsigned 
 
 /* ---- TLB flushes ---- */
 
-static __always_inline void count_flushes(struct p4dstat_counts *c, int reason,
+static __always_inline void count_flushes(struct p4dstat_counts *c, __u32 reason,
 					  __u64 flushes, __u64 noop)
 {
 	struct p4dstat_comm_counts *slot;
 
 	add(c->tlb_noop, noop);
-	if (!flushes)
+	/* Checked where the index is used: the verifier loses a bound checked earlier. */
+	if (!flushes || reason >= P4DSTAT_TLB_REASONS)
 		return;
 	add(c->tlb_flush[reason], flushes);
 	if (reason == P4DSTAT_TLB_SHOOTDOWN_REQUEST)
@@ -596,8 +597,6 @@ int BPF_PROG(tlb_flush_tp, int reason, unsigned long pages)
 	struct p4dstat_counts *c;
 	__u32 zero = 0;
 
-	if (reason < 0 || reason >= P4DSTAT_TLB_REASONS)
-		return 0;
 	if (reason == P4DSTAT_TLB_TASK_SWITCH) {
 		/* Interrupts are off in every caller: no other update on this CPU meanwhile. */
 		pending = bpf_map_lookup_elem(&switch_flushes, &zero);

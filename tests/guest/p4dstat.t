@@ -40,7 +40,9 @@ start_p4dstat() {
 started() {
 	local name
 	for name in "$@"; do
-		wait_for "$tmp/$name.err" Tracing "${p4d_pid[$name]}" || {
+		# Starting loads a BPF object per counter group: seconds under TCG, minutes for
+		# four at once on a loaded host.
+		wait_for "$tmp/$name.err" Tracing "${p4d_pid[$name]}" 300 || {
 			not_ok "p4dstat $name starts" "$(cat "$tmp/$name.err")"
 			return 1
 		}

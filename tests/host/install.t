@@ -4,7 +4,7 @@
 # from there with the repository out of reach, uninstall leaves no file behind, and
 # neither writes anything in the repository. Needs `make tools` (p4dstat, la57-place).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 top=$PWD
 tmp=$(mktemp -d)
@@ -82,6 +82,7 @@ if ! unshare -m --propagation private true 2>/dev/null; then
 fi
 for tool in p4dstat la57-check; do
 	if [ "$hidden" = "repository hidden" ]; then
+		# shellcheck disable=SC2016 # expanded by the inner bash
 		(cd / && unshare -m --propagation private bash -c \
 			'mount --bind "$1" "$2" && shift 2 && exec env -i PATH="$1" HOME=/ "$2" --help' \
 			_ "$tmp/empty" "$top" "$dest$prefix/sbin:$dest$prefix/bin:/usr/bin:/bin" "$tool") \

@@ -3,7 +3,7 @@
 # the PTI LDT remap table, a kernel address in a process's mm, which the guest kernel
 # (no PTI, no modify_ldt) cannot produce; see tests/host/p4dstat-cause.c.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
