@@ -99,7 +99,7 @@ struct {
 	__type(value, struct p4dstat_switch_flushes);
 } switch_flushes SEC(".maps");
 
-/* Per CPU: 1 inside a call-function IPI, 2 once it ran a shootdown request. */
+/* Per CPU: inside a call-function IPI, and whether it ran a shootdown (enum ipi_state). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -643,7 +643,9 @@ int BPF_PROG(sched_switch_tp)
  * loop flushes the call queue of a polling CPU) is not counted; an IPI sent to a CPU
  * that then found the queue already empty is not either.
  */
-static __always_inline void ipi_state(__u32 state)
+enum ipi_state { IPI_NONE, IPI_OPEN, IPI_COUNTED };
+
+static __always_inline void ipi_state(enum ipi_state state)
 {
 	__u32 zero = 0, *v = bpf_map_lookup_elem(&in_ipi, &zero);
 
@@ -651,33 +653,19 @@ static __always_inline void ipi_state(__u32 state)
 		*v = state;
 }
 
-SEC("tp_btf/call_function_entry")
-int BPF_PROG(ipi_entry)
-{
-	ipi_state(1);
-	return 0;
+/* One program per event: the vectors CALL_FUNCTION and CALL_FUNCTION_SINGLE. */
+#define IPI_EDGE(event, state)			\
+SEC("tp_btf/" #event)				\
+int BPF_PROG(event##_tp)			\
+{						\
+	ipi_state(state);			\
+	return 0;				\
 }
 
-SEC("tp_btf/call_function_single_entry")
-int BPF_PROG(ipi_single_entry)
-{
-	ipi_state(1);
-	return 0;
-}
-
-SEC("tp_btf/call_function_exit")
-int BPF_PROG(ipi_exit)
-{
-	ipi_state(0);
-	return 0;
-}
-
-SEC("tp_btf/call_function_single_exit")
-int BPF_PROG(ipi_single_exit)
-{
-	ipi_state(0);
-	return 0;
-}
+IPI_EDGE(call_function_entry, IPI_OPEN)
+IPI_EDGE(call_function_single_entry, IPI_OPEN)
+IPI_EDGE(call_function_exit, IPI_NONE)
+IPI_EDGE(call_function_single_exit, IPI_NONE)
 
 /* flush_tlb_func(): arch/x86/mm/tlb.c, every shootdown request a CPU runs. */
 SEC("fentry/flush_tlb_func")
@@ -686,9 +674,9 @@ int BPF_PROG(flush_tlb_func_fentry)
 	struct p4dstat_counts *c;
 	__u32 zero = 0, *v = bpf_map_lookup_elem(&in_ipi, &zero);
 
-	if (!v || *v != 1)
+	if (!v || *v != IPI_OPEN)
 		return 0;
-	*v = 2;
+	*v = IPI_COUNTED;
 	c = traced();
 	if (c)
 		add(c->tlb_ipis, 1);

@@ -330,7 +330,8 @@ static const struct group {
 		/* x86 irq_vectors events (4.5 on); flush_tlb_func(): its name since 5.19. */
 		{ WAY(PROBE_TRACEPOINT,
 		      "tp_btf irq_vectors:call_function{,_single}_{entry,exit}, fentry flush_tlb_func",
-		      "ipi_entry", "ipi_single_entry", "ipi_exit", "ipi_single_exit",
+		      "call_function_entry_tp", "call_function_single_entry_tp",
+		      "call_function_exit_tp", "call_function_single_exit_tp",
 		      "flush_tlb_func_fentry"),
 		  BIT(F_TLB_IPIS) },
 	} },
