@@ -58,24 +58,27 @@ stop_p4dstat() {
 	done
 }
 
-# raw_start NAME FUNCS EVENT...: a tracefs instance NAME recording EVENTs (system/event)
-# and, when FUNCS is not empty, the function tracer on FUNCS; raw_stop NAME FILE keeps its
-# trace as tracefs prints it (CPU numbers included) and removes it. mark NAME TEXT: a line
-# in its trace (trace_marker); echo is a builtin, so marking forks nothing.
-raw_start() {
+# raw_new NAME FUNCS EVENT[=FILTER]...: a tracefs instance NAME, off, that records EVENTs
+# (system/event; FILTER a tracefs filter, no "=" of its own needed: "prev_pid == 7") and,
+# when FUNCS is not empty, runs the function tracer on FUNCS. raw_on NAME starts it (a
+# builtin echo: it forks nothing); raw_stop NAME FILE keeps its trace as tracefs prints
+# it (CPU numbers included) and removes it. mark NAME TEXT: a line in its trace.
+raw_new() {
 	local inst=$tfs/instances/$1 funcs=$2 ev
 	shift 2
 	[ ! -d "$inst" ] || rmdir "$inst"
-	mkdir "$inst" && echo 8192 >"$inst/buffer_size_kb" || return 1
+	mkdir "$inst" && echo 0 >"$inst/tracing_on" && echo 4096 >"$inst/buffer_size_kb" ||
+		return 1
 	for ev in "$@"; do
-		echo 1 >"$inst/events/$ev/enable" || return 1
+		[[ $ev != *=* ]] || echo "${ev#*=}" >"$inst/events/${ev%%=*}/filter" || return 1
+		echo 1 >"$inst/events/${ev%%=*}/enable" || return 1
 	done
 	if [ -n "$funcs" ]; then
 		echo "$funcs" >"$inst/set_ftrace_filter" && echo function >"$inst/current_tracer" ||
 			return 1
 	fi
-	echo 1 >"$inst/tracing_on"
 }
+raw_on() { echo 1 >"$tfs/instances/$1/tracing_on"; }
 mark() { echo "$2" >"$tfs/instances/$1/trace_marker"; }
 raw_stop() {
 	local inst=$tfs/instances/$1
@@ -254,7 +257,9 @@ def tlbraw(name, path, pids):
     (pages != 0) of a current PID; task-switch flushes charged to the task that ran after
     them when it leaves the CPU; IPIs that ran flush_tlb_func while a PID was current.
     "out": the whole trace; "in": flushes and charges between the markers p4dstat-in and
-    p4dstat-out (a window inside p4dstat's)."""
+    p4dstat-out (a window inside p4dstat's). The switches may be only those into and out
+    of PIDS: a charge at a switch out of one then counts the flushes since its switch in,
+    which are the same ones."""
     pids = {int(p) for p in pids.split(",")}
     counts = {"in": {}, "out": {}}
     inside = False
@@ -357,11 +362,15 @@ start_p4dstat ptext -T -w -C -L -p $family 3600
 start_p4dstat pfentry -j -v --probes=fentry -p $family 3600
 start_p4dstat pkprobe -j -v --probes=kprobe -p $family 3600
 started parent ptext pfentry pkprobe
-# The subshell's switches and task-switch flushes, from now (it is parked on the gate)
-# until after the runs stop: whose each flush is, the ground truth of tlb_task_switch.
-raw_start p4dstat-family "" sched/sched_switch tlb/tlb_flush
+# The subshell's switches and task-switch flushes, from when wide counts (the subshell
+# is parked on the gate) until after the runs stop: whose each flush is, the ground truth
+# of tlb_task_switch. Only the switches into and out of it: a flush charged to it at a
+# switch out waits since the switch in, which is recorded too.
+raw_new p4dstat-family "" \
+	"sched/sched_switch=prev_pid == $family || next_pid == $family" "tlb/tlb_flush=reason == 0"
 start_p4dstat wide -j -C -L 3600
 started wide
+raw_on p4dstat-family
 open_gate family
 wait $family
 family_rc=$?
@@ -380,9 +389,14 @@ exec {tlb_fd}<>"$tmp/tlb.fifo"
 tlb=$!
 bg+=("$tlb")
 read -r -t 60 -u "$tlb_fd" tlb_ready
-raw_start p4dstat-tlb flush_tlb_func tlb/tlb_flush sched/sched_switch \
-	irq_vectors/call_function_entry irq_vectors/call_function_exit \
-	irq_vectors/call_function_single_entry irq_vectors/call_function_single_exit
+# Only what concerns tlbshoot's threads (an IPI counts for the task it interrupts), and
+# every task-switch flush, whose owner the switches into and out of them decide.
+ours="common_pid == $tlb || common_pid == $((tlb + 1))"
+raw_new p4dstat-tlb flush_tlb_func "tlb/tlb_flush=reason == 0 || $ours" \
+	"sched/sched_switch=prev_pid == $tlb || prev_pid == $((tlb + 1)) || next_pid == $tlb || next_pid == $((tlb + 1))" \
+	"irq_vectors/call_function_entry=$ours" "irq_vectors/call_function_exit=$ours" \
+	"irq_vectors/call_function_single_entry=$ours" "irq_vectors/call_function_single_exit=$ours"
+raw_on p4dstat-tlb
 start_p4dstat tlb -j -p $tlb 3600
 started tlb
 mark p4dstat-tlb p4dstat-in
