@@ -408,9 +408,15 @@ static void print_sources(void)
 			chosen[g] < 0 ? "n/a: no probe attached" : groups[g].ways[chosen[g]].way.what);
 }
 
-/* One line per group fed worse than its best way: which counters are n/a, and why. */
+/*
+ * One line per group fed worse than its best way: which counters are n/a, and why. A
+ * counter that needs two groups (LIVE pairs both P4D tracepoints; MAP47 needs a decision
+ * and mmap()'s exit) is named once, with the first group that lacks its part.
+ */
 static void print_missing(void)
 {
+	__u64 named = 0;
+
 	for (int g = 0; g < NR_GROUPS; g++) {
 		__u64 lost = groups[g].ways[0].feeds;
 		const char *why = groups[g].missing;
@@ -419,14 +425,14 @@ static void print_missing(void)
 
 		if (chosen[g] >= 0)
 			lost &= ~groups[g].ways[chosen[g]].feeds;
-		if (g == G_P4D_ALLOC || g == G_P4D_FREE)
-			lost |= BIT(F_P4D_LIVE) & ~available;
-		if (g == G_GUA)
-			lost |= BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES) & ~available;
-		if (!lost)
-			continue;
+		if ((g == G_P4D_ALLOC || g == G_P4D_FREE) && chosen[g] != 0)
+			lost |= BIT(F_P4D_LIVE);
+		if (g == G_GUA && chosen[g] < 0)
+			lost |= BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES);
+		lost &= ~available & ~named;
+		named |= lost;
 		for (int f = 0; f < NR_FIELDS && len < sizeof(list) - 1; f++)
-			if (lost & BIT(f) & ~available)
+			if (lost & BIT(f))
 				len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
 						fields[f].key);
 		if (!len)

@@ -553,6 +553,9 @@ if [ $kernel = series ]; then
 	sources_say pfentry "P4D frees" "fentry ___p4d_free_tlb"
 	check "--probes=fentry: says once which counters are n/a" \
 		test "$(notices pfentry "n/a: p4d_raced")" = 1
+	is "--probes=fentry: no counter named n/a twice" \
+		"$(sed -n 's/^p4dstat: n\/a: \(.*\) (.*)$/\1/p' "$tmp/pfentry.err" | tr -d ' ' |
+			tr ',' '\n' | sort | uniq -d)" ""
 fi
 sources_say pkprobe "P4D allocations" "kprobe+kretprobe __p4d_alloc"
 sources_say pkprobe "P4D frees" "kprobe ___p4d_free_tlb"
