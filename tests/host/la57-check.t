@@ -158,6 +158,18 @@ is "the --native checks ran in a 5-level guest" "$?" 0
 verdict() { sed -n 's/^verdict: //p' "$guest_out/$1.out"; }
 status_verdict() { echo "$(cat "$guest_out/$1.rc" 2>/dev/null) $(verdict "$1")"; }
 show() { printf '%s\n' "exit $(cat "$guest_out/$1.rc" 2>/dev/null)" "$(cat "$guest_out/$1".{out,err} 2>&1)"; }
+# shows NAME RUN PATTERN...: ok when RUN's output has a line matching each PATTERN.
+shows() {
+	local name=$1 run=$2 pattern
+	shift 2
+	for pattern in "$@"; do
+		if ! grep -q -- "$pattern" "$guest_out/$run.out"; then
+			not_ok "$name" "no line matching: $pattern" "$(show "$run")"
+			return
+		fi
+	done
+	ok "$name"
+}
 
 # The tagged list: the fault address is the low 48 bits of a high heap pointer.
 v=$(verdict tagged)
@@ -180,13 +192,8 @@ is "tagged pointers: the normal run exits 0" "$?" 0
 
 # The same list, checking its pointers: it refuses to run, which the output shows.
 is "checked tagged pointers: exit 1, misbehaved" "$(status_verdict tagged-check)" "1 misbehaved"
-if grep -q '^    > la57-tagged: a heap pointer does not fit in 48 bits$' "$guest_out/tagged-check.out" &&
-	grep -q '^  high: *exited 1;' "$guest_out/tagged-check.out"; then
-	ok "checked tagged pointers: the high run exits 1, its stderr line is shown"
-else
-	not_ok "checked tagged pointers: the high run exits 1, its stderr line is shown" \
-		"$(show tagged-check)"
-fi
+shows "checked tagged pointers: the high run exits 1, its stderr line is shown" tagged-check \
+	'^    > la57-tagged: a heap pointer does not fit in 48 bits$' '^  high: *exited 1;'
 
 # The clean program: its record says where each kind of memory was in each run.
 is "clean program: exit 0, survived" "$(status_verdict clean)" "0 survived"
@@ -253,12 +260,9 @@ is "crashing program: both runs killed by SIGSEGV" \
 
 # Failing in both runs, differently: not the same failure, so not "fails anyway".
 is "failing differently: exit 1, misbehaved" "$(status_verdict fail-where)" "1 misbehaved"
-if grep -q '^    < la57-fail-where: failing with the block below 47 bits$' "$guest_out/fail-where.out" &&
-	grep -q '^    > la57-fail-where: failing with the block above 47 bits$' "$guest_out/fail-where.out"; then
-	ok "failing differently: both failures shown"
-else
-	not_ok "failing differently: both failures shown" "$(show fail-where)"
-fi
+shows "failing differently: both failures shown" fail-where \
+	'^    < la57-fail-where: failing with the block below 47 bits$' \
+	'^    > la57-fail-where: failing with the block above 47 bits$'
 is "crashing at different places: exit 1, misbehaved" "$(status_verdict fail-where-crash)" \
 	"1 misbehaved"
 # The two places are two functions of la57-fail-where: their offsets in the file differ.
@@ -275,20 +279,12 @@ fi
 # Needing brk is not a placement failure.
 is "sbrk user: exit 5, needs brk" "$(status_verdict brk)" \
 	"5 needs brk (run again with --keep-brk to check placement alone)"
-if grep -q '^  brk: *exited 1; .*brk refused 1, nothing moved' "$guest_out/brk.out" &&
-	grep -q '^    > la57-brk: sbrk(1048576) failed$' "$guest_out/brk.out"; then
-	ok "sbrk user: the brk-only run fails as the high run did, and shows it"
-else
-	not_ok "sbrk user: the brk-only run fails as the high run did, and shows it" "$(show brk)"
-fi
+shows "sbrk user: the brk-only run fails as the high run did, and shows it" brk \
+	'^  brk: *exited 1; .*brk refused 1, nothing moved' '^    > la57-brk: sbrk(1048576) failed$'
 is "sbrk user with --keep-brk: exit 0, survived, brk kept" "$(status_verdict keep-brk)" \
 	"0 survived (brk kept: the main heap stayed below 47 bits)"
-if grep -q '^  high: .*hint-less mmaps above 47 bits; brk kept' "$guest_out/keep-brk.out" &&
-	[ ! -s "$guest_out/keep-brk.err" ]; then
-	ok "sbrk user with --keep-brk: brk was not refused, no brk-only run"
-else
-	not_ok "sbrk user with --keep-brk: brk was not refused, no brk-only run" "$(show keep-brk)"
-fi
+shows "sbrk user with --keep-brk: brk was not refused" keep-brk \
+	'^  high: .*hint-less mmaps above 47 bits; brk kept'
 grep -q '^  brk:' "$guest_out/keep-brk.out" "$guest_out/clean.out"
 is "no brk-only run when the runs agree" "$?" 1
 
