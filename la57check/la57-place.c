@@ -154,7 +154,8 @@ static void on_exec_event(struct tracer *tr, pid_t tid)
 	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && (pid_t)former != tid)
 		task_forget(tr, (pid_t)former);
 	t = task_get(tr, tid);
-	placement_forget_pending(t);
+	if (placement_forget_pending(t))
+		tr->stats.cut_by_exec++;
 	t->exited = false;
 }
 
@@ -301,9 +302,10 @@ static void write_report(FILE *f, const struct tracer *tr)
 	else
 		fprintf(f, "exit=status %d\n", WEXITSTATUS(status));
 	fprintf(f, "hintless_mmaps=%lu\nhintless_high=%lu\nhinted_mmaps=%lu\nhinted_low=%lu\n"
-		"hinted_moved=%lu\nstacks_kept_low=%lu\nbrk_refused=%lu\nmremap_moved=%lu\n",
+		"hinted_moved=%lu\nstacks_kept_low=%lu\nbrk_refused=%lu\nmremap_moved=%lu\n"
+		"cut_by_exec=%lu\n",
 		st->hintless, st->hintless_high, st->hinted, st->hinted_low, st->hinted_moved,
-		st->stacks_kept_low, st->brk_refused, st->mremap_moved);
+		st->stacks_kept_low, st->brk_refused, st->mremap_moved, st->cut_by_exec);
 	fprintf(f, "processes=%lu\nexit_mappings=%lu\nexit_high_mappings=%lu\n"
 		"exit_high_bytes=%lu\nexit_jit_mappings=%lu\nexit_jit_high=%lu\n"
 		"low_mappings=%s\nleft_running=%lu\nleft_running_names=%s\ntids=%s\nfaults=%lu\n",

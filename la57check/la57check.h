@@ -44,6 +44,7 @@ struct placement_stats {
 	unsigned long stacks_kept_low;	/* MAP_STACK mmaps left alone (--keep-low-stack) */
 	unsigned long brk_refused;	/* brk growth turned into a query */
 	unsigned long mremap_moved;	/* MREMAP_MAYMOVE given a high MREMAP_FIXED target */
+	unsigned long cut_by_exec;	/* rewrites whose exit never came: another thread exec'd */
 };
 
 /* A summary of one address space, taken from /proc/PID/maps. */
@@ -81,8 +82,11 @@ void placement_on_entry(struct task *t, const struct __ptrace_syscall_info *info
 			const struct placement_options *opt, struct placement_stats *st);
 void placement_on_exit(struct task *t, const struct __ptrace_syscall_info *info,
 		       struct placement_stats *st);
-/* The task's image was replaced by execve(): nothing of a rewrite before it holds. */
-void placement_forget_pending(struct task *t);
+/*
+ * The task's image was replaced by execve(): nothing of a rewrite before it holds.
+ * True when a rewritten call was still waiting for its exit.
+ */
+bool placement_forget_pending(struct task *t);
 
 /* One mapping, as much as fault analysis needs. */
 struct mapping {

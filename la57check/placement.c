@@ -218,9 +218,12 @@ void placement_on_exit(struct task *t, const struct __ptrace_syscall_info *info,
 	}
 }
 
-void placement_forget_pending(struct task *t)
+bool placement_forget_pending(struct task *t)
 {
+	bool held = t->restore_args || t->replaying_mremap || t->pending == PENDING_MREMAP_RESERVE;
+
 	t->pending = PENDING_NONE;
 	t->restore_args = false;
 	t->replaying_mremap = false;
+	return held;
 }

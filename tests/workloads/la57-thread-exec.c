@@ -14,7 +14,8 @@
  *
  * To be sure the leader is inside that mmap (past the tracer's entry stop, not yet at
  * its exit), a third thread keeps the mmap lock busy populating a large mapping, and
- * the execing thread waits until /proc shows the leader asleep in mmap.
+ * the execing thread waits until /proc shows the leader asleep in mmap. la57-place's
+ * report counts the rewrite cut short (cut_by_exec), so a test can tell the race was run.
  * Exit status: PROGRAM's; 1 when it cannot start, 2 on a usage error.
  */
 #include <pthread.h>
@@ -26,7 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define POPULATED_BYTES	(1UL << 30)	/* read-only: the zero page, no memory used */
+/* Read-only: the zero page, no memory used; large, so the leader waits long in mmap. */
+#define POPULATED_BYTES	(4UL << 30)
 #define WAIT_POLLS	20000		/* 1 ms each: execve anyway after 20 s */
 
 static pid_t leader;
@@ -73,10 +75,15 @@ static bool leader_asleep_in_mmap(void)
 static void *exec_from_thread(void *unused)
 {
 	const struct timespec ms = { 0, 1000000 };
+	int polls = 0;
 
 	(void)unused;
-	for (int i = 0; i < WAIT_POLLS && !leader_asleep_in_mmap(); i++)
-		nanosleep(&ms, NULL);
+	while (!leader_asleep_in_mmap())
+		if (polls++ == WAIT_POLLS || nanosleep(&ms, NULL)) {
+			/* Said on stderr, so a check that never set up the race cannot pass. */
+			fprintf(stderr, "la57-thread-exec: the leader was never seen inside mmap\n");
+			break;
+		}
 	execv(target[0], target);
 	perror("la57-thread-exec: execv");
 	_exit(1);
