@@ -27,25 +27,24 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Read-only: the zero page, no memory but 2 MiB of page tables per GiB. */
+/* Read-only: the zero page, no memory but page tables. */
 #define POPULATED_BYTES	(1UL << 30)
-#define POPULATIONS	16		/* then the holder stops: 32 MiB of page tables */
-#define WAIT_POLLS	20000		/* 1 ms each: execve anyway after 20,000 */
+#define WAIT_POLLS	20000		/* 1 ms each: execve anyway after 20 s */
 
 static pid_t leader;
 static char **target;
 
-/*
- * Holds the mmap lock for reading while it faults in a large mapping, again and again.
- * Never for writing but in mmap's short first part: no munmap, so a leader waiting for
- * the lock waits, almost always, for a whole population.
- */
+/* Holds the mmap lock for reading while it faults in a large mapping, again and again. */
 static void *hold_mmap_lock(void *unused)
 {
 	(void)unused;
-	for (int i = 0; i < POPULATIONS; i++)
-		mmap(NULL, POPULATED_BYTES, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		     -1, 0);
+	for (;;) {
+		void *p = mmap(NULL, POPULATED_BYTES, PROT_READ,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, POPULATED_BYTES);
+	}
 	return NULL;
 }
 
@@ -79,8 +78,7 @@ static void *exec_from_thread(void *unused)
 	int polls = 0;
 
 	(void)unused;
-	/* Asleep there twice, 1 ms apart: a long wait, for a population, not a short one. */
-	while (!leader_asleep_in_mmap() || nanosleep(&ms, NULL) || !leader_asleep_in_mmap())
+	while (!leader_asleep_in_mmap())
 		if (polls++ == WAIT_POLLS || nanosleep(&ms, NULL)) {
 			/* Said on stderr, so a check that never set up the race cannot pass. */
 			fprintf(stderr, "la57-thread-exec: the leader was never seen inside mmap\n");
