@@ -54,6 +54,9 @@ tools: workloads
 
 workloads: $(WORKLOADS)
 
+# Static: its _start takes the exit hook from rdx (la57-thread-exec says why that matters).
+$(BIN)/la57-exec-target: WORKLOAD_CFLAGS += -static
+
 $(BIN)/%: tests/workloads/%.c include/p4d_layout.h | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
