@@ -100,10 +100,12 @@ mmap_base() {
 	fi
 	echo $(((window - gap + 4095) & ~4095))
 }
-# limit_of CODE LAYOUT-FILE: the high_limit CODE stands for, as the event prints it.
+# Each layout's mmap_base, computed once (a fork costs a lot in a loaded TCG guest).
+declare -A base_of
+for layout in topdown bottomup bigstack; do base_of[$layout]=$(mmap_base "$tmp/cases-$layout"); done
+# limit_of CODE LAYOUT: the high_limit CODE stands for, as the event prints it.
 limit_of() {
-	local base
-	base=$(mmap_base "$2")
+	local base=${base_of[$2]}
 	case $1 in
 	0) echo 0x0 ;;
 	base) printf '0x%x\n' "$base" ;;
@@ -240,9 +242,9 @@ while read -r name path win5 win4 out5 out4 where5 where4 lim5 lim4; do
 			"event: ${decision:-none}" "mmap: ${line:-none} ($got_where)"
 	fi
 	check_result "$name" "$cases" "$line" "$decision"
-	check_arguments "$name" "$line" "$(limit_of "$lim" "$cases")"
+	check_arguments "$name" "$line" "$(limit_of "$lim" $layout)"
 done <<<"$expectations"
-echo "# mmap_base: top-down $(limit_of base "$tmp/cases-topdown"), unlimited stack $(limit_of base "$tmp/cases-bigstack")"
+echo "# mmap_base: top-down $(limit_of base topdown), unlimited stack $(limit_of base bigstack)"
 if [ ${#arguments_bad[@]} -eq 0 ]; then
 	ok "hint, len, flags: what mmapcases passed (hint as mmap() rounds it, len as 6.12 pads it)"
 else
