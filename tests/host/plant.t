@@ -16,7 +16,7 @@ records='7 p4d_alloc mm=(____ptrval____) address=0x1000000000000 pfn=0x1865 init
 planted() { P4DSCOPE_PLANT=$1 plant <<<"$records" 2>&3; }
 
 exec 3>/dev/null
-is "no plant: the records pass unchanged" "$(P4DSCOPE_PLANT= plant <<<"$records")" "$records"
+is "no plant: the records pass unchanged" "$(P4DSCOPE_PLANT='' plant <<<"$records")" "$records"
 is "a hex field is one page off in every record of the event" \
 	"$(planted p4d_alloc:pfn | diff <(echo "$records") - | grep '^>')" \
 	"> 7 p4d_alloc mm=(____ptrval____) address=0x1000000000000 pfn=0x865 init_mm=0 outcome=installed
