@@ -30,6 +30,7 @@ static inline bool is_kernel_half(uint64_t addr)
 
 struct placement_options {
 	bool high;		/* rewrite placements; false: only watch them */
+	bool refuse_brk;	/* turn brk growth into a query (high, and the brk-only run) */
 	bool keep_low_stack;	/* leave MAP_STACK mappings (thread stacks) low */
 	bool move_hinted;	/* move mmaps hinted below 47 bits too */
 };
@@ -43,6 +44,17 @@ struct placement_stats {
 	unsigned long stacks_kept_low;	/* MAP_STACK mmaps left alone (--keep-low-stack) */
 	unsigned long brk_refused;	/* brk growth turned into a query */
 	unsigned long mremap_moved;	/* MREMAP_MAYMOVE given a high MREMAP_FIXED target */
+	unsigned long cut_by_exec;	/* rewrites whose exit never came: another thread exec'd */
+};
+
+/* A summary of one address space, taken from /proc/PID/maps. */
+struct maps_summary {
+	unsigned long mappings;
+	unsigned long high_mappings;	/* starting at or above 2^47 */
+	unsigned long high_bytes;
+	unsigned long jit_mappings;	/* executable and not from a file: generated code */
+	unsigned long jit_high;		/* ... starting at or above 2^47 */
+	char low_names[1024];		/* "name xN, ..." of the mappings that stayed low */
 };
 
 enum pending_call {
@@ -58,8 +70,11 @@ struct task {
 	bool seen_first_stop;		/* the SIGSTOP every auto-attached task starts with */
 	bool replaying_mremap;		/* the next mremap entry is our replay: leave it */
 	bool restore_args;		/* put the caller's arguments back at syscall exit */
+	long restore_nr;		/* ... of this call only: the one whose entry saved them */
 	enum pending_call pending;
 	struct user_regs_struct saved;	/* registers at the entry of a rewritten call */
+	bool exited;			/* a process leader stopped at its exit ... */
+	struct maps_summary at_exit;	/* ... with this address space, counted once it dies */
 };
 
 struct __ptrace_syscall_info;
@@ -67,19 +82,17 @@ void placement_on_entry(struct task *t, const struct __ptrace_syscall_info *info
 			const struct placement_options *opt, struct placement_stats *st);
 void placement_on_exit(struct task *t, const struct __ptrace_syscall_info *info,
 		       struct placement_stats *st);
-
-/* A summary of one address space, taken from /proc/PID/maps. */
-struct maps_summary {
-	unsigned long mappings;
-	unsigned long high_mappings;	/* starting at or above 2^47 */
-	unsigned long high_bytes;
-	char low_names[1024];		/* "name xN, ..." of the mappings that stayed low */
-};
+/*
+ * The task's image was replaced by execve(): nothing of a rewrite before it holds.
+ * True when a rewritten call was still waiting for its exit.
+ */
+bool placement_forget_pending(struct task *t);
 
 /* One mapping, as much as fault analysis needs. */
 struct mapping {
 	uint64_t start, end;
 	uint64_t offset;
+	bool exec;
 	char name[256];
 };
 

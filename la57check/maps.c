@@ -23,11 +23,13 @@ int maps_read(pid_t pid, struct maps *m)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		struct mapping mp = { 0 };
+		char perms[8] = "";
 		int name_at = 0;
 
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n",
-			   &mp.start, &mp.end, &mp.offset, &name_at) < 3)
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n",
+			   &mp.start, &mp.end, perms, &mp.offset, &name_at) < 4)
 			continue;
+		mp.exec = perms[2] == 'x';
 		if (name_at > 0) {
 			snprintf(mp.name, sizeof(mp.name), "%s", line + name_at);
 			mp.name[strcspn(mp.name, "\n")] = '\0';
@@ -93,15 +95,29 @@ static void list_low_names(const struct maps *m, char *buf, size_t len)
 	}
 }
 
+/*
+ * Code a runtime generated: executable, and not a file's (a path) or the kernel's
+ * ([vdso], [vsyscall]). Anonymous, or named by the program ([anon:...]).
+ */
+static bool is_generated_code(const struct mapping *mp)
+{
+	return mp->exec && mp->name[0] != '/' &&
+	       (mp->name[0] != '[' || !strncmp(mp->name, "[anon:", 6));
+}
+
 void maps_summarize(const struct maps *m, struct maps_summary *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	for (size_t i = 0; i < m->n; i++) {
+		bool jit = is_generated_code(&m->v[i]);
+
 		if (is_kernel_half(m->v[i].start))
 			continue;
 		sum->mappings++;
+		sum->jit_mappings += jit;
 		if (!is_high_user(m->v[i].start))
 			continue;
+		sum->jit_high += jit;
 		sum->high_mappings++;
 		sum->high_bytes += m->v[i].end - m->v[i].start;
 	}

@@ -45,16 +45,23 @@ static bool begin_rewrite(struct task *t, struct user_regs_struct *r)
 static void commit_rewrite(struct task *t, const struct user_regs_struct *r)
 {
 	/* ESRCH: the thread was killed meanwhile; nothing left to place. */
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, r) == 0)
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, r) == 0) {
 		t->restore_args = true;
+		t->restore_nr = r->orig_rax;
+	}
 }
 
+/*
+ * Only at the exit of the call that saved them: a thread killed inside that call (by
+ * another thread's execve, say) never stops at its exit, and its tid may stop next at
+ * the exit of a different call, in a new image.
+ */
 static void restore_args(struct task *t)
 {
 	struct user_regs_struct r;
 
 	t->restore_args = false;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0 || (long)r.orig_rax != t->restore_nr)
 		return;
 	r.rdi = t->saved.rdi;
 	r.rsi = t->saved.rsi;
@@ -119,6 +126,7 @@ static void on_mremap(struct task *t, const uint64_t *a)
 		/* Our replay: its arguments are put back from the original call at exit. */
 		t->replaying_mremap = false;
 		t->restore_args = true;
+		t->restore_nr = SYS_mremap;
 		return;
 	}
 	/* Only growth can move a mapping; MREMAP_FIXED names its own target. */
@@ -152,7 +160,7 @@ void placement_on_entry(struct task *t, const struct __ptrace_syscall_info *info
 		on_mmap(t, args, opt, st);
 		break;
 	case SYS_brk:
-		if (opt->high)
+		if (opt->refuse_brk)
 			on_brk(t, args, st);
 		break;
 	case SYS_mremap:
@@ -208,4 +216,14 @@ void placement_on_exit(struct task *t, const struct __ptrace_syscall_info *info,
 	case PENDING_NONE:
 		break;
 	}
+}
+
+bool placement_forget_pending(struct task *t)
+{
+	bool held = t->restore_args || t->replaying_mremap || t->pending == PENDING_MREMAP_RESERVE;
+
+	t->pending = PENDING_NONE;
+	t->restore_args = false;
+	t->replaying_mremap = false;
+	return held;
 }

@@ -1,19 +1,73 @@
 #!/usr/bin/env bash
 # pgtable:kernel_pgd_sync, read from tracefs directly: it stays silent under vmalloc
 # stress (the vmalloc area's top level is preallocated at boot), and memory hotplug makes
-# it fire with start and end predicted from the documented layout: the direct map of the
-# new block and its struct pages in vmemmap, from ptdump's bases, the block's address and
-# size, and sizeof(struct page) from the kernel's BTF. Both parts are recorded by one
-# trace instance, split by a marker: the hotplug events are the control that the instance
-# worked while it recorded nothing under stress.
+# it fire with start and end predicted from the booted layout: the direct map of the new
+# block and its struct pages in vmemmap, from ptdump's bases, the block's address and
+# size, and sizeof(struct page) from the kernel's BTF. visited is counted independently:
+# a kprobe on pgd_page_get_mm(), which the sync walk calls once per page table it visits
+# and nothing else calls on x86-64 (arch/x86/mm/init_64.c; fault.c's call is 32-bit
+# only), in the same trace instance; copied is exact: every visited table when the
+# synced top-level entry is new, none when the boot memory already populated it. Both
+# parts are recorded by one trace instance, split by a marker: the hotplug events are
+# the control that the instance worked while it recorded nothing under stress.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
 . ../lib/guest.sh
-probe=0x8000000000	# the block added at 512 GiB: beyond the guest's RAM, inside its 1 TiB
 level=$([ "$mode" = 5 ] && echo pgd || echo p4d)
+# The span of one top-level entry: the PGD's on 5-level, the P4D's (folded into the PGD)
+# on 4-level.
+top_shift=$([ "$mode" = 5 ] && echo 48 || echo 39)
 ptdump=/sys/kernel/debug/page_tables/kernel
+kprobe=p4dscope_pgd_page_get_mm
 
-trace_start sync pgtable/kernel_pgd_sync
+## The layout this boot got (KASLR moves the direct map and vmemmap bases)
+# section_base NAME: the first address of ptdump's NAME section; its first line must be
+# mapped (physical 0 has a direct mapping and struct pages), so it starts at the base.
+section_base() {
+	awk -v name="---[ $1 ]---" '$0 == name { getline; if ($0 ~ / (RW|ro) /) { split($1, r, "-"); print r[1] }; exit }' "$ptdump"
+}
+direct=$(section_base "Low Kernel Mapping")
+vmemmap=$(section_base "Vmemmap")
+block=$((16#$(cat /sys/devices/system/memory/block_size_bytes)))
+page_struct=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
+	sed -n "s/^\[[0-9]*\] STRUCT 'page' size=\([0-9]*\) .*/\1/p" | head -n 1)
+# The end of the boot memory: the last System RAM range of /proc/iomem.
+ram_end=$(sed -n 's/^ *[0-9a-f]*-\([0-9a-f]*\) : System RAM$/\1/p' /proc/iomem | tail -n 1)
+if [ -z "$direct" ] || [ -z "$vmemmap" ] || [ -z "$page_struct" ] || [ -z "$ram_end" ]; then
+	not_ok "hotplug: the layout's inputs" "direct map base '$direct', vmemmap base '$vmemmap'" \
+		"(ptdump: $ptdump), sizeof(struct page) '$page_struct' (bpftool, kernel BTF)," \
+		"end of System RAM '$ram_end' (/proc/iomem)"
+	tap_done
+fi
+ram_end=$((16#$ram_end + 1))
+# The block to add: at 512 GiB (beyond the guest's RAM, inside its 1 TiB of physical
+# address space) on 5-level; on 4-level, where an entry spans 512 GiB, the first address
+# whose direct mapping needs a top-level entry the boot memory left empty (the direct
+# map's base is random, so a fixed address would share the boot memory's entry in about
+# one boot in 256). A later run in the same boot (tests/run-plants) takes the next free
+# block: /proc/iomem counts probed blocks as System RAM.
+phys_limit=$((1 << $(sed -n 's/^address sizes.* \([0-9]*\) bits physical.*/\1/p' /proc/cpuinfo | head -n 1)))
+next_block=$(((ram_end + block - 1) / block * block))
+if [ "$mode" = 5 ]; then
+	probe=$((next_block > 0x8000000000 ? next_block : 0x8000000000))
+else
+	probe=$(((((direct + ram_end - 1) >> top_shift) + 1 << top_shift) - direct))
+	[ $((probe + block)) -le $phys_limit ] || probe=$next_block
+fi
+printf -v probe '0x%x' "$probe"
+# new_entries START END POPULATED-END: how many top-level entries of [START, END] lie
+# beyond the one holding POPULATED-END (the last byte the boot mapped there).
+new_entries() {
+	local first=$(($1 >> top_shift)) last=$(($2 >> top_shift)) had=$(($3 >> top_shift))
+	[ $first -gt $had ] || first=$((had + 1))
+	echo $((last >= first ? last - first + 1 : 0))
+}
+echo "# direct map $direct, vmemmap $vmemmap, RAM ends at $(printf '0x%x' $ram_end)," \
+	"block $block bytes at $probe, struct page $page_struct bytes"
+
+echo "p:$kprobe pgd_page_get_mm" >>"$tfs/kprobe_events" || not_ok "kprobe on pgd_page_get_mm" "kprobe_events refused it"
+at_exit "echo '-:$kprobe' >>$tfs/kprobe_events"
+trace_start sync pgtable/kernel_pgd_sync kprobes/$kprobe
 
 ## vmalloc stress
 before=$(grep -c vmalloc /proc/vmallocinfo)
@@ -34,11 +88,19 @@ wait "${sleepers[@]}" 2>/dev/null
 
 ## memory hotplug: the sysfs probe adds an offline block
 echo "events-sync: probe" >"$tfs/instances/sync/trace_marker"
-probe_err=$({ echo $probe >/sys/devices/system/memory/probe; } 2>&1)
+probe_err=$({ echo "$probe" >/sys/devices/system/memory/probe; } 2>&1)
 probe_rc=$?
 trace_stop sync "$tmp/records"
-awk '$2 == "tracing_mark_write" { probing = 1; next }
-	$2 == "kernel_pgd_sync" { print >(probing ? f "/probe" : f "/stress") }' f="$tmp" "$tmp/records"
+# The probe's records: each sync as "start end level copied visited calls", calls being
+# the pgd_page_get_mm() calls since the sync before it (the walk calls it before the event
+# fires; pgd_lock keeps two walks apart).
+awk -v kp="$kprobe" '$2 == "tracing_mark_write" { probing = 1; next }
+	!probing && $2 == kp { stress_calls++ }
+	$2 == "kernel_pgd_sync" { if (!probing) { print >(f "/stress"); next }
+		line = $3 " " $4 " " $5 " " $6 " " $7 " calls=" calls + 0; calls = 0
+		gsub(/(start|end|level|copied|visited|calls)=/, "", line); print line >(f "/probe") }
+	probing && $2 == kp { calls++ }
+	END { print stress_calls + 0 >(f "/stress-calls") }' f="$tmp" "$tmp/records"
 touch "$tmp/stress" "$tmp/probe"
 
 if [ $map_rc = 0 ]; then
@@ -55,42 +117,50 @@ probes=$(grep -c . "$tmp/probe")
 is "vmalloc stress: kernel_pgd_sync never fires (control: $probes events of the probe after it)" \
 	"$(grep -c . "$tmp/stress") $([ "$probes" -gt 0 ] && echo recorded)" "0 recorded"
 
+is "vmalloc stress: no pgd_page_get_mm() call either" "$(cat "$tmp/stress-calls")" 0
+
 ## The ranges the layout predicts for the probed block.
-# section_base NAME: the first address of ptdump's NAME section; its first line must be
-# mapped (physical 0 has a direct mapping and struct pages), so it starts at the base.
-section_base() {
-	awk -v name="---[ $1 ]---" '$0 == name { getline; if ($0 ~ / (RW|ro) /) { split($1, r, "-"); print r[1] }; exit }' "$ptdump"
-}
-direct=$(section_base "Low Kernel Mapping")
-vmemmap=$(section_base "Vmemmap")
-block=$((16#$(cat /sys/devices/system/memory/block_size_bytes)))
-page_struct=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
-	sed -n "s/^\[[0-9]*\] STRUCT 'page' size=\([0-9]*\) .*/\1/p" | head -n 1)
-if [ -z "$direct" ] || [ -z "$vmemmap" ] || [ -z "$page_struct" ]; then
-	not_ok "hotplug: the layout's inputs" "direct map base '$direct', vmemmap base '$vmemmap'" \
-		"(ptdump: $ptdump), sizeof(struct page) '$page_struct' (bpftool, kernel BTF)"
-	tap_done
-fi
-echo "# direct map $direct, vmemmap $vmemmap, block $block bytes, struct page $page_struct bytes"
 range() { printf '0x%016x 0x%016x\n' $(($1)) $(($1 + $2 - 1)); }
 # vmemmap_populate() syncs the struct pages of each section it adds (arch/x86/mm/init_64.c);
-# the direct mapping syncs only when it needs a new top-level entry: never on 5-level
-# (one entry spans 256 TiB, and the boot memory's holds 512 GiB), always on 4-level (an
-# entry spans 512 GiB, and the randomized base leaves 512 GiB past it unmapped).
+# the direct mapping syncs only when it needs a new top-level entry: on 4-level always (the
+# probe address is chosen so), on 5-level only if the direct map's base lies within 512 GiB
+# of a 256 TiB boundary.
+vm_start=$((vmemmap + (probe >> 12) * page_struct))
+vm_len=$(((block >> 12) * page_struct))
+direct_new=$(new_entries $((direct + probe)) $((direct + probe + block - 1)) $((direct + ram_end - 1)))
 want=$({
-	range $((vmemmap + (probe >> 12) * page_struct)) $(((block >> 12) * page_struct))
-	[ "$mode" = 5 ] || range $((direct + probe)) "$block"
+	range $vm_start $vm_len
+	[ "$direct_new" = 0 ] || range $((direct + probe)) "$block"
 } | sort)
-got=$(awk '{ sub(/^start=/, "", $3); sub(/^end=/, "", $4); print $3, $4 }' "$tmp/probe" | sort)
-is "hotplug: start and end are the block's direct map (4-level) and its struct pages" "$got" "$want"
-is "hotplug: every sync at level $level" "$(grep -vc " level=$level " "$tmp/probe")" 0
-is "hotplug: every sync visited page tables" "$(grep -c ' visited=0$' "$tmp/probe")" 0
-copied=$(grep -o 'copied=[0-9]*' "$tmp/probe" | awk -F= '{ s += $2 } END { print s + 0 }')
+got=$(awk '{ print $1, $2 }' "$tmp/probe" | sort)
+# start and end are the caller's arguments, passed through; the prediction is not the series'.
+is "hotplug: start and end are the block's direct map (when it needs a new entry) and its struct pages" \
+	"$got" "$want"
+# level is the series' own pgtable_l5_enabled() test; the mode comes from the booted layout.
+is "hotplug: every sync at level $level" "$(awk -v l="$level" '$3 != l' "$tmp/probe")" ""
+# visited is counted by the series inside the walk; the kprobe counts the same tables.
+is "hotplug: visited = the pgd_page_get_mm() calls of the same sync (kprobe), nonzero" \
+	"$(awk '$5 != $6 || $5 == 0 { print "visited=" $5, "calls=" $6, "in", $1 "-" $2 }' "$tmp/probe")" ""
+# copied is counted by the series too: each visited table gets each new entry once.
+bad=$(while read -r start end _ copied visited _; do
+	entries=$(((end >> top_shift) - (start >> top_shift) + 1))
+	if [ $((start)) -ge $((vmemmap)) ]; then	# vmemmap lies above the direct map
+		new=$(new_entries "$start" "$end" $((vmemmap + (ram_end >> 12) * page_struct - 1)))
+	else
+		new=$(new_entries "$start" "$end" $((direct + ram_end - 1)))
+	fi
+	[ $((copied * entries)) -eq $((visited * new)) ] ||
+		echo "$start-$end: copied=$copied visited=$visited, $new of $entries entries new"
+done <"$tmp/probe")
+is "hotplug: copied = visited tables x new top-level entries (from the layout)" "$bad" ""
+copied=$(awk '{ s += $4 } END { print s + 0 }' "$tmp/probe")
 if [ "$mode" = 5 ]; then
-	is "hotplug on 5-level: no top-level entry to copy" "$copied" 0
-else
-	# The new top-level entry of the direct map, copied into every process's page table.
+	echo "# 5-level: $copied entries copied ($direct_new new for the direct map)"
+elif [ "$direct_new" -gt 0 ]; then
 	check "hotplug on 4-level: the new top-level entry was copied ($copied)" test "$copied" -gt 0
+else
+	skip "hotplug on 4-level: the new top-level entry was copied" \
+		"no empty top-level entry left below the physical limit (an earlier probe of this boot took it)"
 fi
 
 tap_done

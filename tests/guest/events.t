@@ -20,7 +20,7 @@ check_format() {
 		not_ok "$ev has fields: $*" "missing: ${missing[*]}"
 	fi
 }
-check_format pgtable/p4d_alloc mm address pfn kernel outcome
+check_format pgtable/p4d_alloc mm address pfn init_mm outcome
 check_format pgtable/p4d_free mm address pfn
 check_format pgtable/kernel_pgd_sync start end level copied visited
 check_format mmap/x86_get_unmapped_area hint len flags path window high_limit outcome result

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Last in every boot of the suite: the kernel log holds no warning, BUG, oops or lockdep
-# (or, on the debug flavour, KASAN / DEBUG_VM / atomic-sleep) report from anything the
-# suite did. The whole log is read, boot included; it must still start at the boot
+# (or, on the debug flavour, KASAN / DEBUG_VM / atomic-sleep) report, no RCU stall, hung
+# task, page allocation failure or OOM kill from anything the suite did. The whole log is read, boot included; it must still start at the boot
 # banner, so a report cannot have scrolled out of the ring buffer unseen.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
@@ -73,6 +73,12 @@ report "lockdep report" 'possible circular locking|possible recursive locking|in
 report "KASAN or UBSAN report" 'KASAN:|UBSAN:'
 report "sleeping in atomic context" 'sleeping function called from invalid context|scheduling while atomic'
 report "page table check or VM_BUG report" 'page_table_check|VM_BUG_ON|dump_page|dump_vma|dump_mm'
+# Hangs and memory exhaustion (guest-image/kernel.config: a soft lockup or a hung task
+# panics the guest, so these are the reports that leave a boot running).
+report "RCU stall" 'rcu: INFO: .*detected stall|rcu: .*self-detected stall|rcu_[a-z]+ kthread (starved|timer wakeup)'
+report "hung task" 'blocked for more than [0-9]+ seconds'
+report "page allocation failure" 'page allocation failure'
+report "OOM killer" 'invoked oom-killer|Out of memory: Kill|oom-kill:'
 
 # A failure shows 20 lines; the whole log goes where the host can read it afterwards.
 if [ $tap_failed -ne 0 ] && [ -d "${P4DSCOPE_OUT:-}" ]; then

@@ -18,8 +18,9 @@ trace_start() {
 
 # trace_stop NAME FILE: stop the instance, save its events as records to FILE, remove it.
 # A record is one line: "PID EVENT FIELDS", e.g. "214 p4d_free mm=... address=0x... pfn=0x...".
-# P4DSCOPE_PLANT=EVENT:FIELD falsifies FIELD in every record of EVENT (tests/run-plants:
-# the tests must then fail).
+# P4DSCOPE_PLANT=EVENT:FIELD[:KEY=VALUE] falsifies FIELD in every record of EVENT (that
+# also holds KEY=VALUE: one outcome's or one path's records only), for tests/run-plants:
+# the tests must then fail.
 trace_stop() {
 	local inst=$tfs/instances/$1
 	echo 0 >"$inst/tracing_on"
@@ -30,15 +31,16 @@ trace_stop() {
 
 # plant: records from stdin to stdout, with P4DSCOPE_PLANT's field falsified: a hex
 # number gets bit 12 flipped (a page off), a decimal one grows by 1, a word becomes
-# "planted".
+# "planted". Says on stderr how many records it changed ("# plant: N ..."), which
+# tests/run-plants adds up: a plant that changed nothing proves nothing.
 plant() {
-	local event name
+	local event name scope
 	if [ -z "${P4DSCOPE_PLANT:-}" ]; then
 		cat
 		return
 	fi
-	event=${P4DSCOPE_PLANT%%:*} name=${P4DSCOPE_PLANT#*:}
-	awk -v event="$event" -v key="$name=" '
+	IFS=: read -r event name scope <<<"$P4DSCOPE_PLANT"
+	awk -v event="$event" -v key="$name=" -v scope="$scope" -v plant="$P4DSCOPE_PLANT" '
 	function flip(hex,   digits, i, d) {	# bit 12: bit 0 of the fourth hex digit from the right
 		digits = substr(hex, 3)
 		while (length(digits) < 4) digits = "0" digits
@@ -48,13 +50,19 @@ plant() {
 		sub(/^0+/, "", digits)
 		return "0x" (digits == "" ? "0" : digits)
 	}
-	$2 == event { for (f = 3; f <= NF; f++) if (index($f, key) == 1) {
+	function in_scope(   f) {
+		if (scope == "") return 1
+		for (f = 3; f <= NF; f++) if ($f == scope) return 1
+		return 0
+	}
+	$2 == event && in_scope() { for (f = 3; f <= NF; f++) if (index($f, key) == 1) {
 		v = substr($f, length(key) + 1)
 		if (v ~ /^0x[0-9a-f]+$/) v = flip(v)
 		else if (v ~ /^[0-9]+$/) v = v + 1
 		else v = "planted"
-		$f = key v } }
-	{ print }'
+		$f = key v; changed++ } }
+	{ print }
+	END { printf "# plant: %d records changed by %s\n", changed, plant >"/dev/stderr" }'
 }
 
 # field NAME RECORD...: the value of NAME=... in a record.

@@ -5,7 +5,7 @@
  * Documentation/x86/x86_64/5level-paging.rst say it may do.
  *
  *   mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N]
- *            [-r FILE] [-S] [-F]
+ *            [-r FILE] [-S] [-F] [-O]
  *
  *   -m  the paging mode the guest was booted in (no5lvl behaves as 4-level)
  *   -n  number of calls (default 100000)
@@ -20,6 +20,8 @@
  *   -S  do not shrink a failure
  *   -F  plant a fault (a munmap that succeeds after a 3-page mapping fails), to test the
  *       shrinker
+ *   -O  plant a fault in the oracle (it takes an occupied hint for a free one), to test
+ *       that a wrong prediction is reported
  *
  * After every call:
  *   - success: page aligned (2 MiB for hugetlb), inside [mmap_min_addr, TASK_SIZE_MAX),
@@ -114,6 +116,8 @@ static const char *replay_file;	/* -r: the calls to make, instead of random ones
  * exactly 3 pages was made", so that the shortest failing sequence is known: 2 calls.
  */
 static int plant_fault, plant_armed;
+/* -O, the oracle's own test: hint_free() forgets the mappings already there. */
+static int plant_oracle;
 /*
  * A MAP_FIXED that must split a hugetlb mapping off its 2 MiB grid fails. Up to 6.11
  * mmap_region() turned any failure to unmap into ENOMEM; since 6.12 the split's own error
@@ -644,7 +648,7 @@ static int hint_free(unsigned long hint, unsigned long len, unsigned long end_li
 	if ((hint > LOW_END) != (hint + len > LOW_END))
 		return 0;
 	i = find(hint);
-	if (i == nregions)
+	if (i == nregions || plant_oracle)
 		return 1;
 	next = regions[i].start;
 	if (regions[i].attr & R_GROWSDOWN)	/* vm_start_gap(): the gap, clamped at 0 */
@@ -1535,7 +1539,7 @@ static void drop_root(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N] [-r FILE] [-S] [-F]\n");
+	fprintf(stderr, "usage: mmapfuzz -m 5|4|no5lvl [-n CALLS] [-s SEED] [-l topdown|legacy] [-a] [-q] [-v] [-c N] [-r FILE] [-S] [-F] [-O]\n");
 	exit(2);
 }
 
@@ -1562,7 +1566,7 @@ int main(int argc, char **argv)
 	size_t nreplay = 0;
 
 	seed = (unsigned long long)time(NULL) * 2654435761ULL ^ (unsigned long long)getpid();
-	while ((opt = getopt(argc, argv, "m:n:s:l:aqvc:r:SF")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:s:l:aqvc:r:SFO")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': calls = strtoul(optarg, NULL, 0); break;
@@ -1579,6 +1583,7 @@ int main(int argc, char **argv)
 		case 'r': replay_file = optarg; break;
 		case 'S': no_shrink = 1; break;
 		case 'F': plant_fault = 1; break;
+		case 'O': plant_oracle = 1; break;
 		default: usage();
 		}
 	}
