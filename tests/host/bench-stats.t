@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# analysis/stats.py and its modules on records made here, with answers worked by hand:
+# analysis/report/stats.py and its modules on records made here, with answers worked by hand:
 # the intervals the report prints, boots as the unit of replication, a consumer without
 # events, and a malformed record that must stop the report instead of vanishing.
 set -uo pipefail
@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Statistics against values worked by hand (t(0.975, 3) = 3.182).
-got=$(cd analysis && python3 -c '
+got=$(cd analysis/report && python3 -c '
 from benchstats import mean_ci, welch, median
 m, lo, hi = mean_ci([10, 12, 14, 16])       # sd 2.582, se 1.291
 print(f"{m:.3f} {lo:.3f} {hi:.3f}")
@@ -48,7 +48,7 @@ for r in 1 2; do
 		} >"$f"
 	done
 done
-python3 analysis/stats.py "$logs" "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
+python3 analysis/report/stats.py "$logs" "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
 is "stats.py on a well-formed matrix exits 0" "$?" 0
 md=$tmp/out/results.md
 # fault-file: paging 5 boots 1101, 1102; compiled out 1001, 1002. Welch: d = 100,
@@ -66,7 +66,7 @@ check "pages cleared per op come from the tables rows" \
 
 # A record one column short must stop the report with its file and line.
 sed -i '2s/,0,0$/,0/' "$logs/icount_patched_5_2.log"
-python3 analysis/stats.py "$logs" "$tmp/out2" >"$tmp/stdout" 2>"$tmp/err"
+python3 analysis/report/stats.py "$logs" "$tmp/out2" >"$tmp/stdout" 2>"$tmp/err"
 rc=$?
 is "a malformed swpath record: exit 1" "$rc" 1
 check "... naming the file and line" grep -q 'icount_patched_5_2.log:2: a bad swpath record' "$tmp/err"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Reading make bench's guest records (analysis/guest/icount.sh) and writing its CSVs.
+"""Reading make bench's guest records (analysis/icount/guest.sh) and writing its CSVs.
 
 A record that does not have the shape its type promises stops the report: a program and
 this reader that disagree about a column must never drop rows in silence."""

@@ -3,7 +3,7 @@
 """stats.py LOGDIR OUTDIR [WALKMODEL_LOGDIR]: make bench's records -> CSV, plot data, results.md.
 
 LOGDIR holds what analysis/run collected (icount_KERNEL_PAGING_ROUND.log, the records of
-analysis/guest/icount.sh, and host-PART.txt); OUTDIR/walkmodel/ the walk model's report;
+analysis/icount/guest.sh, and host-PART.txt); OUTDIR/walkmodel/ the walk model's report;
 WALKMODEL_LOGDIR its raw logs (the pagefault workload's fault count). Only the standard
 library: it runs on any python3.
 """
@@ -11,7 +11,7 @@ import os
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "walkmodel"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "walkmodel"))
 
 from benchstats import mean, mean_ci, median, welch
 from records import EVENTS, LEVELS, PTMEM_COLS, SWPATH_COLS, RecordError, read_logs, write_csv
@@ -584,7 +584,7 @@ def per_event_summary(w, tp_rows, out):
 
 def memory(w, data, out):
     w("\n## Memory: page-table pages per process\n")
-    w("`analysis/ptmem.c` forks N processes that each map and touch one page in each of K"
+    w("`analysis/icount/ptmem.c` forks N processes that each map and touch one page in each of K"
       " regions above 47 bits (hints i << 48), holds them alive and reads /proc and the"
       " counters. Levels, for the first child: the tables its present pages need"
       " (/proc/PID/pagemap), checked against its VmPTE; P4D tables from the `p4d_alloc` /"
@@ -677,7 +677,7 @@ def plot_data(M, out, tpcost_rows, ptmem_rows):
             f.write(f'"{op}" ' + " ".join(vals) + "\n")
     have = [any(M.diff(a, b, op) for op in OP_NAMES) for a, b, _ in series]
     with open(os.path.join(out, "plotvars.gp"), "w") as f:
-        f.write("# Written by analysis/stats.py: what analysis/plots.gp has data for.\n")
+        f.write("# Written by analysis/report/stats.py: what analysis/report/plots.gp has data for.\n")
         f.write('swpath_cols = "%s"\n' % " ".join(str(2 + 3 * i) for i, h in enumerate(have)
                                                   if h))
         f.write('swpath_titles = "%s"\n' % " ".join(f"'{t}'" for (_, _, t), h in

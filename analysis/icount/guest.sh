@@ -9,7 +9,7 @@
 # PART: swpath (events off), tables (page-table and cleared pages per operation),
 # consumers (events consumed), ptmem (memory); all by default.
 #
-# Prints CSV records, the record type first (analysis/stats.py reads them):
+# Prints CSV records, the record type first (analysis/report/stats.py reads them):
 #   meta,KEY,VALUE
 #   calib,LOOP_INSTRUCTIONS,LOOP_NS
 #   swpath,CONSUMER,KIND,<swpath row>      KIND single (one op per sample) or long;
