@@ -12,6 +12,10 @@
  *   fault-file        first read of a page of a file in the page cache, mapped
  *                     read-only and shared: one read fault each, nothing zeroed
  *                     (lmbench lat_pagefault's method, fault-around defeated) [512]
+ *   lat-pagefault     lmbench lat_pagefault's shape: every page of a file in the page
+ *                     cache, mapped read-only and shared, read once in a random order,
+ *                     with the default fault-around (one fault maps 16 pages); the
+ *                     figure is per page [16384: a 64 MiB file]
  *   faultthp          first write to a 2M-aligned region, a THP each (THP "always") [4]
  *   mmap              mmap() + munmap() of one anonymous page, never touched [200]
  *   mmap-high         the same at hint 1 << 48, touched: on 5-level a P4D table each [200]
@@ -36,7 +40,8 @@
  * intr counts interrupts taken while the batch ran (its setup included): a batch with
  * intr=0 was not disturbed by the timer tick. aux: for faultthp the THPs the batch mapped
  * (AnonHugePages), for munmap-sparse-* the mappings placed above 47 bits, for fault-file
- * the minor faults taken in the timed part (getrusage: one per page), for mmap-newpud the
+ * the minor faults taken in the timed part (getrusage: one per page; for lat-pagefault one
+ * per fault-around window), for mmap-newpud the
  * mappings placed at the hint, for clear4k the pages that read back zero, else 0.
  * ev_*: events counted by the tpcount programs pinned at COUNTERS, read around the
  * timed part only (0 without -c); alloc_*, free_* and page_clear: page-table pages
@@ -292,6 +297,105 @@ static void op_fault_file(long n, struct sample *s)
 	munmap((void *)m, len);
 }
 
+/*
+ * lat-pagefault: the shape of lmbench's lat_pagefault as its documentation and AMD's
+ * reproducer describe it (docs/costs.md: "lat_pagefault -N 100" on a 1 GB file, the
+ * figure per page): a file whose pages are all in the page cache, mapped whole,
+ * PROT_READ and MAP_SHARED, each page read once, in a random order. The first read in
+ * each aligned fault_around_bytes window (default 64 KiB) faults, and do_fault_around()
+ * maps every page of the window that is in the page cache: 16 pages per fault, whatever
+ * the order. The figure is per page read: a sixteenth of a fault and its fault-around,
+ * the PTE tables the faults allocate (one per 512 pages), and nothing of the mmap() and
+ * munmap() around them. aux counts the faults (getrusage).
+ *
+ * The file (tmpfs: the guest has no disk; the page cache is the file) is made once per
+ * process, filled with bytes from a fixed-seed generator and unlinked; the order is a
+ * permutation of the pages from the same generator, so that every kernel and boot reads
+ * them in the same order. Every batch maps the file, reads one byte of each page in that
+ * order (timed), reads them again (the empty loop: the same loads, now without faults),
+ * checks the bytes and unmaps it.
+ */
+static int lat_fd = -1;
+static long lat_pages;
+static unsigned long lat_sum;
+static long *lat_order;
+
+/* xorshift64: a fixed sequence, the same in every run. */
+static unsigned long lat_random(void)
+{
+	static unsigned long x = 0x5deece66dUL;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+static void lat_create(long n)
+{
+	char path[] = "/tmp/p4dbench-lat-pagefault.XXXXXX";
+	unsigned char page[P4D_PAGE_SIZE];
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		die("lat-pagefault: cannot create %s: %s", path, strerror(errno));
+	unlink(path);
+	for (long i = 0; i < n; i++) {
+		for (size_t k = 0; k < sizeof(page); k += sizeof(unsigned long)) {
+			unsigned long r = lat_random();
+
+			memcpy(page + k, &r, sizeof(r));
+		}
+		if (pwrite(fd, page, sizeof(page), i * P4D_PAGE_SIZE) != (ssize_t)sizeof(page))
+			die("lat-pagefault: cannot write page %ld of the file: %s", i,
+			    strerror(errno));
+		lat_sum += page[0];
+	}
+	lat_order = malloc(n * sizeof(*lat_order));
+	if (!lat_order)
+		die("lat-pagefault: no memory for the order of %ld pages", n);
+	for (long i = 0; i < n; i++)
+		lat_order[i] = i;
+	for (long i = n - 1; i > 0; i--) {	/* Fisher-Yates */
+		long j = lat_random() % (i + 1), t = lat_order[i];
+
+		lat_order[i] = lat_order[j];
+		lat_order[j] = t;
+	}
+	lat_fd = fd;
+	lat_pages = n;
+}
+
+static void op_lat_pagefault(long n, struct sample *s)
+{
+	size_t len = n * P4D_PAGE_SIZE;
+	const volatile unsigned char *m;
+	unsigned long sum = 0;
+	struct span sp;
+	long faults;
+
+	if (lat_fd < 0)
+		lat_create(n);
+	if (n != lat_pages)
+		die("lat-pagefault: batch %ld, but the file has %ld pages", n, lat_pages);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, lat_fd, 0);
+	if (m == MAP_FAILED)
+		die("lat-pagefault: mmap of %zu bytes: %s", len, strerror(errno));
+	faults = minor_faults();
+	op_begin(&sp);
+	for (long i = 0; i < n; i++)
+		sum += m[lat_order[i] * P4D_PAGE_SIZE];
+	op_end(&sp, s);
+	s->aux = minor_faults() - faults;
+	empty_begin(&sp);
+	for (long i = 0; i < n; i++)
+		sum += m[lat_order[i] * P4D_PAGE_SIZE];
+	empty_end(&sp, s);
+	if (sum != 2 * lat_sum)
+		die("lat-pagefault: the bytes read are not the bytes written");
+	munmap((void *)m, len);
+}
+
 static void op_faultthp(long n, struct sample *s)
 {
 	size_t len = n * HUGE_SIZE + HUGE_SIZE;
@@ -494,6 +598,7 @@ static const struct op {
 	{ "syscall", op_syscall, 2000 },
 	{ "fault4k", op_fault4k, 512 },
 	{ "fault-file", op_fault_file, 512 },
+	{ "lat-pagefault", op_lat_pagefault, 16384 },
 	{ "faultthp", op_faultthp, 4 },
 	{ "mmap", op_mmap, 200 },
 	{ "mmap-high", op_mmap_high, 200 },
