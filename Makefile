@@ -90,8 +90,9 @@ test-guest: kernel image tools
 clean:
 	$(Q)rm -rf $(BUILD)/bin $(BUILD)/bpf $(BUILD)/analysis $(BUILD)/selftests-* $(BUILD)/walkmodel $(BUILD)/kernel-* $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
 
-check-patches: tree
-	$(Q)scripts/check-patches
+# Both trees, or the one KVER= names on the command line.
+check-patches: deps
+	$(Q)scripts/check-patches $(if $(filter command line,$(origin KVER)),$(KVER))
 
 # QUICK=1: a short run that only proves the programs work (make test runs it).
 bench: kernel kernel-vanilla kernel-no5level image tools

@@ -238,8 +238,8 @@ static __always_inline __u32 log2_slot(__u64 v)
 
 /* pgtable:p4d_alloc: patch 1 of p4dscope's series. ADDRESS is the region's start. */
 SEC("tp_btf/p4d_alloc")
-int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, p4d_t *p4d,
-	     enum p4d_alloc_outcome outcome)
+int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, void *p4d,
+	     enum pgtable_alloc_outcome outcome)
 {
 	struct p4dstat_counts *c;
 	struct p4dstat_table table = {};
@@ -247,11 +247,11 @@ int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, p4d_t *p
 
 	if (!mm_of_target(mm, address, false) || !(c = counters()))
 		return 0;
-	if (outcome == bpf_core_enum_value(enum p4d_alloc_outcome, P4D_ALLOC_RACED)) {
+	if (outcome == bpf_core_enum_value(enum pgtable_alloc_outcome, PGTABLE_ALLOC_RACED)) {
 		add(c->p4d_raced, 1);
 		return 0;
 	}
-	if (outcome != bpf_core_enum_value(enum p4d_alloc_outcome, P4D_ALLOC_INSTALLED)) {
+	if (outcome != bpf_core_enum_value(enum pgtable_alloc_outcome, PGTABLE_ALLOC_INSTALLED)) {
 		add(c->p4d_nomem, 1);
 		return 0;
 	}
@@ -272,7 +272,7 @@ int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, p4d_t *p
 
 /* pgtable:p4d_free: patch 1; only installed tables, so every free has an allocation. */
 SEC("tp_btf/p4d_free")
-int BPF_PROG(p4d_free_tp, struct mm_struct *mm, unsigned long address, p4d_t *p4d)
+int BPF_PROG(p4d_free_tp, struct mm_struct *mm, unsigned long address, void *p4d)
 {
 	struct p4dstat_counts *c = counters();
 	struct p4dstat_table *table;
@@ -381,7 +381,7 @@ int BPF_KPROBE(p4d_free_kprobe, struct mmu_gather *tlb)
 
 /* ---- kernel top-level entry syncs ---- */
 
-/* pgtable:kernel_pgd_sync: patch 2. */
+/* pgtable:kernel_pgd_sync: patch 3 of the series. */
 SEC("tp_btf/kernel_pgd_sync")
 int BPF_PROG(kernel_pgd_sync_tp, unsigned long start, unsigned long end,
 	     enum kernel_pgd_sync_level level, unsigned int copied, unsigned int visited)
@@ -440,7 +440,7 @@ static __always_inline void count_above47(struct p4dstat_counts *c, unsigned lon
 /* mmap:x86_get_unmapped_area: patches 4 and 5. Window and outcome as its TP_fast_assign. */
 SEC("tp_btf/x86_get_unmapped_area")
 int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
-	     enum x86_gua_path path, unsigned long high_limit, enum x86_gua_outcome outcome,
+	     bool hugetlb, unsigned long high_limit, enum x86_gua_outcome outcome,
 	     unsigned long result)
 {
 	struct p4dstat_counts *c = traced();

@@ -118,7 +118,7 @@ gt_tables() {
 		print "hints", comm "|" region(v["hint"]) "|" landed(v["hint"], v["outcome"], v["result"])
 		print "decisions", comm "|" v["path"] "|" v["window"] "|" v["outcome"]
 	}
-	$2 == "p4d_alloc" { fields(); print "p4d", comm "|" (v["kernel"] ? "kernel" : "user") "|" v["outcome"] }
+	$2 == "p4d_alloc" { fields(); print "p4d", comm "|" (v["init_mm"] ? "kernel" : "user") "|" v["outcome"] }
 	$2 == "p4d_free" { print "p4d", comm "|free" }
 	$2 == "tlb_flush" { r = $0; sub(/.*reason:/, "", r); sub(/ \([0-9]+\)$/, "", r); print "tlb", comm "|" r }
 	' "$@" | tally
@@ -261,8 +261,8 @@ ooms=$(dmesg | grep -c 'Out of memory')
 
 ## The kernel enum values the scripts define (to spare bpftrace a BTF lookup at start)
 want=$(bpftool btf dump file /sys/kernel/btf/vmlinux |
-	sed -n -E "s/^\t'((X86_GUA|P4D_ALLOC|KERNEL_PGD_SYNC|TLB)_[A-Z0-9_]+)' val=([0-9]+)$/\1 \3/p" | sort -u)
-got=$(sed -n -E 's/^#define[ \t]+((X86_GUA|P4D_ALLOC|KERNEL_PGD_SYNC|TLB)_[A-Z0-9_]+)[ \t]+([0-9]+)$/\1 \3/p' \
+	sed -n -E "s/^\t'((X86_GUA|PGTABLE_ALLOC|KERNEL_PGD_SYNC|TLB)_[A-Z0-9_]+)' val=([0-9]+)$/\1 \3/p" | sort -u)
+got=$(sed -n -E 's/^#define[ \t]+((X86_GUA|PGTABLE_ALLOC|KERNEL_PGD_SYNC|TLB)_[A-Z0-9_]+)[ \t]+([0-9]+)$/\1 \3/p' \
 	"$scripts"/*.bt | sort -u)
 bad=$(comm -23 <(echo "$got") <(echo "$want"))
 [ -n "$got" ] || bad="no enum value defined in the scripts"

@@ -20,7 +20,7 @@ check_format() {
 		not_ok "$ev has fields: $*" "missing: ${missing[*]}"
 	fi
 }
-check_format pgtable/p4d_alloc mm address pfn kernel outcome
+check_format pgtable/p4d_alloc mm address pfn init_mm outcome
 check_format pgtable/p4d_free mm address pfn
 check_format pgtable/kernel_pgd_sync start end level copied visited
 check_format mmap/x86_get_unmapped_area hint len flags path window high_limit outcome result
@@ -88,8 +88,8 @@ if [ "$mode" = 5 ]; then
 	is "p4d_alloc address: highmap's exec and its $N forks (0x0 x $((N + 1)), 0xff000000000000 x 1)" \
 		"$(values_of "$tmp/p4d" $highmap p4d_alloc address | uniq -c | awk '{ printf "%s x %s ", $2, $1 }')" \
 		"0x0 x $((N + 1)) 0xff000000000000 x 1 "
-	is "p4d_alloc kernel: every table of the run is a user one (kernel=0)" \
-		"$(grep ' p4d_alloc ' "$tmp/p4d" | grep -vc ' kernel=0 ')" 0
+	is "p4d_alloc init_mm: no table of the run is init_mm's (init_mm=0)" \
+		"$(grep ' p4d_alloc ' "$tmp/p4d" | grep -vc ' init_mm=0 ')" 0
 	# Pairing by pfn: each free is of a table installed in the run, with its address.
 	is "p4d_free pfn: every freed table was installed in the run, and carries its address" "$(awk '
 		$2 == "p4d_alloc" && /outcome=installed/ { addr[$5] = $4 }

@@ -69,9 +69,9 @@ if [ "$mode" = 5 ]; then
 	is "p4d_alloc outcome=nomem: exactly p4dnomem's two regions" \
 		"$(awk -v pid="$wpid" '$1 == pid && $2 == "p4d_alloc" && /outcome=nomem/ { print $4 }' "$tmp/events" | sort | tr '\n' ' ')" \
 		"address=0x5000000000000 address=0x6000000000000 "
-	is "the nomem events: a user mm (kernel=0), no table (pfn=0x0)" \
+	is "the nomem events: not init_mm (init_mm=0), no table (pfn=0x0)" \
 		"$(awk -v pid="$wpid" '$1 == pid && $2 == "p4d_alloc" && /outcome=nomem/ { print $5, $6 }' "$tmp/events" | sort -u)" \
-		"pfn=0x0 kernel=0"
+		"pfn=0x0 init_mm=0"
 	# After its failure each region's table is installed once, by the retry or the write.
 	is "each region installed after its failure, once" \
 		"$(awk -v pid="$wpid" '$1 == pid && $2 == "p4d_alloc" &&

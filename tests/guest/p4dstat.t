@@ -193,7 +193,7 @@ def tracefs(name, path, pid):
         ev, kv = words[1], dict(w.split("=", 1) for w in words[2:] if "=" in w)
         keys = [ev]
         if ev == "p4d_alloc":
-            keys.append(f"p4d_alloc_kernel={kv['kernel']}")
+            keys.append(f"p4d_alloc_init_mm={kv['init_mm']}")
         elif ev == "tlb_flush":
             # "pages:N reason:NAME (R)": a flush when pages != 0, by reason number R
             pages = next(w for w in words if w.startswith("pages:"))
@@ -479,8 +479,8 @@ if [ $kernel = series ]; then
 	expect kernel sync_calls "$v" "tracefs kernel_pgd_sync"
 	val tracek:sync_copied
 	expect kernel sync_copied "$v" "tracefs, summed"
-	val tracek:p4d_alloc_kernel=1
-	expect kernel p4d_alloc_kernel "$v" "tracefs p4d_alloc kernel=1"
+	val tracek:p4d_alloc_init_mm=1
+	expect kernel p4d_alloc_kernel "$v" "tracefs p4d_alloc init_mm=1"
 else
 	val ftrace:sync_global_pgds
 	expect kernel sync_calls "$v" "function tracer"

@@ -25,5 +25,5 @@ is "bpftool dumps the kernel's BTF" "$btf_rc" 0
 check "control: BTF has the struct of sys_exit (trace_event_raw_sys_exit)" \
 	grep -q "'trace_event_raw_sys_exit'" <<<"$structs"
 is "BTF has no struct of the series' events" \
-	"$(grep -E "'trace_event_raw_(p4d_alloc|p4d_free|kernel_pgd_sync|x86_get_unmapped_area)'" <<<"$structs")" ""
+	"$(grep -E "'trace_event_raw_(pgtable_alloc|pgtable_free|kernel_pgd_sync|x86_get_unmapped_area)'" <<<"$structs")" ""
 tap_done
