@@ -610,9 +610,9 @@ def tracepoints(w, M, data, out):
     w("Instructions per operation, patched minus vanilla [95% interval over boots]. With"
       " the events off, a tracepoint site passed is a static-key branch: a 5-byte NOP where"
       " the kernel has `CONFIG_JUMP_LABEL` (Debian's configuration), a load, test and"
-      " branch where it has not (the small kernel: tinyconfig leaves jump labels off). The"
-      " series also adds, in `get_unmapped_area()`, a call to the bottom-up helper it"
-      " factors out. An interval that holds 0: no difference resolved with these boots.\n")
+      " branch where it has not (the small kernel: tinyconfig leaves jump labels off);"
+      " what else the series changes on these paths its cover letter says. An interval"
+      " that holds 0: no difference resolved with these boots.\n")
     cols = [(cfg, m) for cfg in CONFIGS if M.has(cfg.vanilla) for m in ("4", "5")]
     rows = [[OP_TEXT[op]] + [fmt_diff(M.diff((cfg.patched, m), (cfg.vanilla, m), op))
                              for cfg, m in cols] for op in OP_NAMES]
