@@ -48,6 +48,11 @@ echo "meta,paging,${P4DSCOPE_PAGING:-?}"
 echo "meta,thp,$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 echo "meta,bpf_jit,$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null || echo n/a)"
 echo "meta,events,$([ -d $tfs/events/pgtable ] && echo yes || echo no)"
+# What the kernel chose against the CPU's vulnerabilities (the entry and exit paths of
+# every fault and system call depend on it).
+for f in /sys/devices/system/cpu/vulnerabilities/*; do
+	[ -f "$f" ] && echo "meta,vulnerability_${f##*/},$(tr ',' ';' <"$f")"
+done
 # lat-pagefault's faults map this much around each fault (mm/memory.c, default 64 KiB).
 echo "meta,fault_around_bytes,$(cat /sys/kernel/debug/fault_around_bytes 2>/dev/null || echo n/a)"
 

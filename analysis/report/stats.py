@@ -773,7 +773,22 @@ def modelled_walks(w, out):
     w(text[start:end].replace("## Key table", "### Key table", 1))
 
 
-def method(w):
+def mitigations(boots, kernel):
+    """What the first paging-5 boot of a kernel reported for the CPU's vulnerabilities,
+    leaving out those it is not affected by."""
+    b = sorted((b for b in boots if b["kernel"] == kernel and b["paging"] == "5"),
+               key=lambda b: b["round"])
+    if not b:
+        return None
+    v = {k[len("vulnerability_"):]: x for k, x in b[0]["meta"].items()
+         if k.startswith("vulnerability_")}
+    if not v:
+        return None
+    return "; ".join(f"{k}: {x}" for k, x in sorted(v.items()) if x != "Not affected") \
+        or "not affected by any"
+
+
+def method(w, boots):
     w("\n## Method and limits\n")
     w("- Guests: `scripts/run-guest --icount --smp 1`, 1 GiB, QEMU TCG with"
       " `-cpu qemu64,+la57` (paging 5, no5lvl, compiled out) or `qemu64` (paging 4);"
@@ -787,6 +802,11 @@ def method(w):
       " cloud kernel with only the guest's drivers turned from modules into built-ins"
       " (`guest-image/debian.config` names each change): `-O2`, jump labels, SLUB, memcg,"
       " cgroups, NUMA, the LSMs, the mitigations and PTI as Debian ships them.")
+    for cfg in CONFIGS:
+        m = mitigations(boots, cfg.patched)
+        if m:
+            w(f"- What the {cfg.patched} kernel chose on the guest CPU (`qemu64`;"
+              f" /sys/devices/system/cpu/vulnerabilities, paging 5): {m}.")
     w("- The timed programs are static and run from the guest's tmpfs, ASLR off (`setarch"
       " -R`). THP is `always` in the guest, so 4K runs use `prctl(PR_SET_THP_DISABLE)`."
       " The file workloads use tmpfs, where the page cache is the file; lat-pagefault's"
@@ -895,7 +915,7 @@ def main():
     ptmem_rows = memory(w, data, out)
     detail(w, M, kernels)
     checks(w, M, data, func_cells)
-    method(w)
+    method(w, boots)
     plot_data(M, out, tpcost_rows, ptmem_rows)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md) + "\n")
