@@ -195,7 +195,7 @@ class Matrix:
 
 # ---- the sections of results.md -----------------------------------------------------------
 
-def header(w, boots, host, kernels, missing):
+def header(w, boots, host, kernels, missing, model_report):
     quick = any(h.get("mode") == "quick" for h in host.values())
     w("# What the fifth paging level costs: measurements\n")
     if quick:
@@ -209,6 +209,8 @@ def header(w, boots, host, kernels, missing):
 
     def when(part):
         p = host.get(part)
+        if not p and part == "model" and model_report:
+            return "not rerun by this run: walkmodel/walkmodel.md says when its run was"
         if not p:
             return f"**missing**: no logs of this part ({PART_HOW[part]})"
         d = int(p.get("duration_s", 0))
@@ -821,10 +823,10 @@ def method(w, boots):
       " `___p4d_free_tlb()` into a tail call of `___pud_free_tlb()` (identical bodies;"
       " analysis/run reads it from each vmlinux), each P4D free also enters the PUD one:"
       " the report subtracts it.")
-    w("- Files: swpath.csv (every sample, `tables` rows included; megabytes, so written by"
-      " the run but not committed), tpcost.csv, ptmem.csv, calib.csv, consumers.csv,"
-      " boots.csv, funcs.csv (instructions and entries per operation of every kernel"
-      " function counted); plots swpath, tpcost, ptmem (PNG and SVG).")
+    w("- Files: swpath.csv (every sample, `tables` rows included) and funcs.csv"
+      " (instructions and entries per operation of every kernel function counted):"
+      " megabytes, so written by the run but not committed; tpcost.csv, ptmem.csv,"
+      " calib.csv, consumers.csv, boots.csv; plots swpath, tpcost, ptmem (PNG and SVG).")
     w("\n![5-level vs compiled out and vs 4-level](swpath.svg)\n"
       "![per-event cost](tpcost.svg)\n![page-table pages](ptmem.svg)\n")
 
@@ -899,7 +901,8 @@ def main():
     kernels = [k for k in KERNELS if M.has(k)]
     md = []
     w = md.append
-    header(w, boots, host, kernels, missing_parts(host, M, func_cells, out))
+    header(w, boots, host, kernels, missing_parts(host, M, func_cells, out),
+           os.path.exists(os.path.join(out, "walkmodel", "walkmodel.md")))
     for i, cfg in enumerate(CONFIGS):
         key_table(w, M, cfg, i == 0)
     anchor(w, M, wm_logs)
