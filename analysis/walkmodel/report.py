@@ -194,7 +194,7 @@ def table(w, header, rows):
     w("")
 
 
-def plot(out, name, title, xlabel, ylabel, series, xtics, logx=True):
+def plot(out, name, title, xlabel, ylabel, series, xtics, xrange):
     """series: [(label, [(x, y), ...])]; x = 0 drawn at 0.5 on a log axis."""
     dat = os.path.join(out, f"{name}.dat")
     with open(dat, "w") as f:
@@ -209,8 +209,9 @@ def plot(out, name, title, xlabel, ylabel, series, xtics, logx=True):
 set datafile commentschars '#'
 set xlabel '{xlabel}'
 set ylabel '{ylabel}'
-{"set logscale x 2" if logx else ""}
+set logscale x 2
 set xtics ({xtics})
+set xrange [{xrange}]
 set yrange [-0.05:*]
 set key outside right
 set grid
@@ -505,7 +506,7 @@ def main():
                                  "" if sh[0] is None else f"{sh[0]:.4f}", "" if sh[1] is None else f"{sh[1]:.4f}"])
         plot(a.out, "region-sweep", "Chase over K regions 256 TiB apart, 5-level: PML5E reads per walk",
              "regions (K)", "PML5E reads per walk", [(p, pts) for p, pts in series.items()],
-             "1, 2, 4, 8, 16, 32, 64, 255")
+             "1, 2, 4, 8, 16, 32, 64, 255", "0.8:320")
 
     # ---- per-level sweep ----
     sw4, sw5 = data.get(("chase-high16", "4")), data.get(("chase-high16", "5"))
@@ -544,7 +545,7 @@ def main():
             cw.writerows(rows_csv)
         plot(a.out, "level-sweep", "Chase over 16 regions 256 TiB apart, 5-level: one cache's size at a time",
              "entries", "PML5E reads per walk", [(lbl, pl[s]) for s, lbl in SWEEP_SERIES if pl[s]],
-             "'0' 0.5, 1, 2, 4, 8, 16, 32, 64")
+             "'0' 0.5, 1, 2, 4, 8, 16, 32, 64", "0.4:80")
 
     # ---- control ----
     w("## Control: no5lvl against a CPU without LA57\n")
@@ -795,8 +796,8 @@ def bounds(summary, key, presets):
         top = summary.get(("regions", 255, p))
         if flip or top:
             out.append(f"- **Sparse layouts** ({p}): a PML5E read on more than 5% of walks from"
-                       f" {flip[0] if flip else 'more than 255'} regions 256 TiB apart on; with 255"
-                       f" regions {top['pml5e']:.2f} per walk"
+                       f" {flip[0] if flip else 'more than 255'} regions 256 TiB apart on"
+                       + (f"; with 255 regions {top['pml5e']:.2f} per walk" if top else "")
                        + (f", {band(top['share'], nd=2, unit='%')} of the chase's run time" if top and top["share"] else "")
                        + ". The step sits where the regions' upper-level entries outgrow the caches"
                          " (assumed sizes: see the sweeps).")
@@ -828,19 +829,23 @@ def hw_section(w, path, data):
     out = []
     for r in rows:
         run = data.get((r["workload"], r["paging"]))
-        model = "n/a"
-        if run and run.has("zen4" if "AMD" in r["cpu"] else "goldencove"):
-            p = "zen4" if "AMD" in r["cpu"] else "goldencove"
+        p = "zen4" if "AMD" in r["cpu"] else "goldencove"
+        model = model_cycles = "n/a"
+        if run and run.has(p) and run.walks(p):
             model = fmt(run.walks(p) / (run.insns / 1000.0))
+            model_cycles = band(*[c / run.walks(p) for c in run.cycles(p)], nd=1)
         ins = float(r["instructions"] or 0)
         walks = float(r["walks"] or 0)
         wc = r.get("walk_cycles", "")
         out.append([r["workload"], r["paging"], r["cpu"], r["space"], r["runs"],
                     fmt(1000 * walks / ins) if ins else "n/a", model,
-                    fmt(float(wc) / walks, 1) if wc and walks else "n/a"])
-    w("From " + os.path.basename(path) + " (`analysis/hw/run`): medians over its runs.\n")
+                    fmt(float(wc) / walks, 1) if wc and walks else "n/a (not counted)",
+                    model_cycles])
+    w("From " + os.path.basename(path) + " (`analysis/hw/run`), medians over its runs, beside"
+      " the model's preset for that vendor (zen4 for AMD, goldencove for Intel). A measured"
+      " walk's cycles include what overlaps it; the model's add its reads up serially.\n")
     table(w, ["workload", "paging", "cpu", "space", "runs", "walks/kI, measured", "walks/kI, model",
-              "walk cycles/walk, measured"], out)
+              "walk cycles/walk, measured", "walk cycles/walk, model"], out)
 
 
 if __name__ == "__main__":
