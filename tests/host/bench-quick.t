@@ -224,7 +224,8 @@ for mode in 4 5; do
 	fi
 	ok "paging $mode: walkmodel.so wrote $run.csv and .json"
 	check "paging $mode: the plugin walked $mode-level tables" grep -q "\"levels\": $mode," "$wlogs/$run.json"
-	check "paging $mode: one measured part" grep -q '"marks": {"start": 1, "stop": 1}' "$wlogs/$run.json"
+	check "paging $mode: one measured part after one warm-up" \
+		grep -q '"marks": {"start": 1, "stop": 1, "warmup": 1}' "$wlogs/$run.json"
 	# The workload did one load per step: user accesses at least the steps, all on 4K
 	# pages (THP never), every page of the chase walked at least once, never more walks
 	# than accesses, and no walk that found the guest's tables wrong.
