@@ -141,7 +141,9 @@ is "parse.py: a file without its header stops it (exit 1)" "$? $(grep -c 'no .# 
 env PATH="$tmp/bin:$PATH" STUB_PERF=count STUB_LOG="$tmp/ctl.log" \
 	$kit --quick --runs 2 --out "$tmp/hw" --cpuinfo "$intel57" --cmdline "$tmp/cmdline" \
 	>"$tmp/out" 2>"$tmp/err"
-is "end to end: exit 0" "$? $(grep -v '^analysis/hw/run: ' "$tmp/err" | head -c 300)" "0 "
+# Its own messages and make's build lines (a tree where make tools has not run) aside.
+is "end to end: exit 0" "$? $(grep -v -e '^analysis/hw/run: ' -e '^  [A-Z]\+ ' "$tmp/err" |
+	head -c 300)" "0 "
 is "end to end: enable and disable per run, acknowledged" "$(tr '\n' ' ' <"$tmp/ctl.log")" \
 	"enable disable enable disable "
 is "end to end: hw.csv row" "$(grep '^chase-4k,5,' "$tmp/hw/hw.csv")" \
