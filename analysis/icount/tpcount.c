@@ -62,12 +62,23 @@ static bool of_kind(const struct bpf_program *prog, const char *section)
 		       : tables;
 }
 
-/* Does the running kernel have the function an fentry program is for? */
-static bool kernel_has_func(const struct btf *vmlinux, const char *section)
+/*
+ * Does the running kernel have what a program attaches to? An fentry program needs the
+ * function; the three tracepoint kinds need the event, which every kernel with BPF
+ * events describes in its BTF as the typedef btf_trace_<event>. The P4D events exist
+ * only where CONFIG_PGTABLE_LEVELS > 4, and the level's functions likewise.
+ */
+static bool kernel_has_target(const struct btf *vmlinux, const char *section)
 {
-	const char *func = strchr(section, '/') + 1;
+	const char *name = strrchr(section, '/') + 1;
+	char typedef_name[128];
 
-	return vmlinux && btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
+	if (!vmlinux)
+		return false;
+	if (has_prefix(section, "fentry/"))
+		return btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
+	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name);
+	return btf__find_by_name_kind(vmlinux, typedef_name, BTF_KIND_TYPEDEF) > 0;
 }
 
 static int verbose;
@@ -117,7 +128,7 @@ static int setup(const char *kind, const char *dir, bool attach)
 	struct tpcount_bpf *skel;
 	struct bpf_program *prog;
 	char path[512];
-	int err, attached = 0;
+	int err, attached = 0, wanted = 0;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(kind, kinds[i].name))
@@ -130,22 +141,27 @@ static int setup(const char *kind, const char *dir, bool attach)
 		fprintf(stderr, "tpcount: cannot open the BPF object: %s\n", strerror(errno));
 		return 1;
 	}
+	vmlinux = btf__load_vmlinux_btf();
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 		bool mine = of_kind(prog, k->section);
 
-		if (mine && has_prefix(sec, "fentry/")) {
-			if (!vmlinux)
-				vmlinux = btf__load_vmlinux_btf();
-			if (!kernel_has_func(vmlinux, sec)) {
-				fprintf(stderr, "tpcount: this kernel has no %s (a level folded at"
-					" build time?): its counter stays 0\n", strchr(sec, '/') + 1);
-				mine = false;
-			}
+		if (mine && !kernel_has_target(vmlinux, sec)) {
+			fprintf(stderr, "tpcount: this kernel has no %s (a level folded at"
+				" build time%s?): its counter stays 0\n", strrchr(sec, '/') + 1,
+				has_prefix(sec, "fentry/") ? "" : ", or not the patched kernel");
+			mine = false;
 		}
 		bpf_program__set_autoload(prog, mine);
+		wanted += mine;
 	}
 	btf__free(vmlinux);
+	if (!wanted) {
+		fprintf(stderr, "tpcount: this kernel has none of the %s programs' targets: is"
+			" this the patched kernel?\n", kind);
+		err = -ENOENT;
+		goto cleanup;
+	}
 	err = tpcount_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "tpcount: cannot load the %s programs (%s): is this the patched"
