@@ -95,7 +95,7 @@ static void on_exit_qemu(qemu_plugin_id_t id, void *data)
 static bool runner_argument(const char *key)
 {
 	static const char *const keys[] = { "ram", "ramsize", "lowmem", "levels", "percpu_offset",
-					    "tlbstate", "mm_pgd", "page_offset_base" };
+					    "tlbstate", "mm_pgd", "page_offset_base", "pf_entry" };
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(key, keys[i]))
