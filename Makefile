@@ -19,6 +19,7 @@ WORKLOAD_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps tree kernel kernel-vanilla kernel-debug kernel-no5level image tools \
+	kernel-debian kernel-debian-vanilla kernel-debian-no5level kernels-debian \
 	workloads run test test-guest test-plants test-debug bench check-patches clean \
 	install uninstall check-prefix
 
@@ -42,6 +43,20 @@ kernel-debug: tree
 # The patched kernel with CONFIG_X86_5LEVEL=n: make bench's "compiled out" kernel.
 kernel-no5level: tree
 	$(Q)scripts/build-kernel no5level >/dev/null
+
+# The kernel people run: Debian's configuration of its cloud kernel (linux-config-KVER),
+# patched, vanilla and with CONFIG_X86_5LEVEL=n, for make bench's second column set. Not
+# part of make test or CI: each cold build takes long (docs/development.md).
+kernel-debian: tree
+	$(Q)scripts/build-kernel debian >/dev/null
+
+kernel-debian-vanilla: tree
+	$(Q)scripts/build-kernel debian-vanilla >/dev/null
+
+kernel-debian-no5level: tree
+	$(Q)scripts/build-kernel debian-no5level >/dev/null
+
+kernels-debian: kernel-debian kernel-debian-vanilla kernel-debian-no5level
 
 image: deps
 	$(Q)scripts/build-initramfs

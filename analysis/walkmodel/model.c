@@ -4,17 +4,30 @@
  *
  * One struct wm_model per modelled CPU:
  *
- *   - an L1 DTLB and an L2 TLB, one set-associative array per page size (4K, 2M, 1G) as the
- *     preset gives them, LRU. An entry is tagged by the virtual page number at its size, the
- *     PCID it was filled under and the global bit, and holds the physical base of the page.
- *   - a paging-structure cache (PSC) per upper level, PDE (2) .. PML5E (5), fully associative
- *     and LRU, tagged by PCID and by the linear-address bits Intel SDM Vol. 3A §4.10.3.1 uses
- *     for each (PML5E: VA[56:48]; PML4E: VA[56:39] with 5-level paging, VA[47:39] with
- *     4-level; PDPTE: VA[..:30]; PDE: VA[..:21]). An entry at level L holds the address of
- *     the level L-1 table, so a hit at L lets a walk start reading at level L-1.
+ *   - an L1 DTLB and an L2 TLB, set-associative arrays as the preset gives them, LRU: one
+ *     per page size, or for the L2 one array that every size (and, with AMD's design,
+ *     PDEs) shares. An entry is tagged by its kind (page size or PDE) and the virtual page
+ *     number at that size, the PCID it was filled under and the global bit, and holds the
+ *     physical base of the page.
+ *   - the caches of upper-level entries, in one of two designs (model.h, wm_psc_design):
+ *     Intel's paging-structure caches (PSC), one per level PDE (2) .. PML5E (5), fully
+ *     associative and LRU, tagged by PCID and by the linear-address bits Intel SDM Vol. 3A
+ *     §4.10.3.1 uses for each (PML5E: VA[56:48]; PML4E: VA[56:39] with 5-level paging,
+ *     VA[47:39] with 4-level; PDPTE: VA[..:30]; PDE: VA[..:21]); an entry at level L holds
+ *     the address of the level L-1 table, so a hit at L lets a walk start reading at L-1.
+ *     Or AMD's: PDEs in the L2 TLB (a hit skips to the PTE) and a page directory cache
+ *     (PDC) of PDPTEs, PML4Es and PML5Es tagged by the physical address of the entry,
+ *     fully associative and LRU, looked up at each level as the walk reaches it.
  *   - an L1D/L2/L3 hierarchy of 64-byte lines, LRU, filled into every level on a miss
  *     (inclusive fill; evictions do not back-invalidate). Page-walk references and the data
  *     accesses themselves share it, which is the point of modelling it at all.
+ *   - virtualised (host_levels 4 or 5): the host's tables, built here for the guest's
+ *     physical memory (4K pages; guest RAM at WM_HOST_GUEST_BASE, the tables above
+ *     WM_HOST_TABLES_BASE), walked for every guest-physical address a walk needs: each
+ *     guest entry's and the data's. A nested TLB caches guest-physical pages; Intel's
+ *     design adds host-side PSCs keyed by guest-physical bits and makes the guest's PSCs
+ *     and TLBs combined mappings (linear to host-physical, SDM Vol. 3C §28.3, "Caching
+ *     Translation Information"); AMD's keeps host entries in the same PDC.
  *
  * The model never decodes page tables: on a miss it asks the walker for the entries a walk
  * reads (struct wm_path) and charges each read to the cache level that served it.
@@ -23,13 +36,13 @@
  * wm_model_new. TLBs keep their tags in one contiguous array (a lookup scans 8-byte tags
  * only) and exact LRU as a per-set permutation of 8-bit ages (0 = most recent; one small
  * row instead of a row of 64-bit stamps); an array holding nothing is not scanned. The
- * PSCs, small, use a per-model counter stamp. The data caches keep each set as a row of
- * tags in most-recently-used-first order (exact LRU without stamps: a set of an 8-way cache
- * is one 64-byte host line, which matters because the modelled L3 is far bigger than the
- * host's caches). Set indexing is a mask (the L3 may have a non-power-of-two number of
- * sets, e.g. 30 MB 12-way, and then uses a modulo, only reached on an L2 miss). A
- * one-entry "last L1 DTLB hit" shortcut skips the L1 DTLB scan when an access stays in the
- * page of the previous one; it is exact (see wm_access).
+ * PSCs and the PDC, small, use a per-model counter stamp. The data caches keep each set
+ * as a row of tags in most-recently-used-first order (exact LRU without stamps: a set of
+ * an 8-way cache is one 64-byte host line, which matters because the modelled L3 is far
+ * bigger than the host's caches). Set indexing is a mask (the L3 may have a
+ * non-power-of-two number of sets, e.g. 30 MB 12-way, and then uses a modulo, only reached
+ * on an L2 miss). A one-entry "last L1 DTLB hit" shortcut skips the L1 DTLB scan when an
+ * access stays in the page of the previous one; it is exact (see wm_access).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -38,9 +51,21 @@
 #include "model.h"
 
 #define LINE_SHIFT	6
-#define TAG_NONE	UINT64_MAX	/* no virtual page number or line address is this */
+#define TAG_NONE	UINT64_MAX	/* no tag or line address is this */
+
+/* What a TLB entry translates: a page of one size, or (AMD) a PDE, the page table of a
+ * 2M region. The kind sits in bits 60-61 of the tag, above any virtual page number. */
+enum tlb_kind { K_4K = WM_4K, K_2M = WM_2M, K_1G = WM_1G, K_PDE, K_NKINDS };
+#define KIND_SHIFT	60
 
 static const unsigned int page_shift[WM_NPAGES] = { 12, 21, 30 };
+static const unsigned int kind_shift[K_NKINDS] = { 12, 21, 30, 21 };
+
+static inline uint64_t tlb_tag(enum tlb_kind kind, uint64_t va)
+{
+	return (va >> kind_shift[kind] & ((1ULL << KIND_SHIFT) - 1)) |
+	       (uint64_t)kind << KIND_SHIFT;
+}
 
 /* What a TLB entry holds besides its tag and LRU age. */
 struct tlb_ent {
@@ -52,7 +77,7 @@ struct tlb_ent {
 
 /* sets * ways entries, set-major, as three parallel arrays. */
 struct tlb {
-	uint64_t *tag;		/* virtual page number at the array's page size; TAG_NONE: empty */
+	uint64_t *tag;		/* tlb_tag(); TAG_NONE: empty */
 	uint8_t *age;		/* per set a permutation of 0..ways-1: 0 most, ways-1 least
 				 * recently used; every empty way is older than every full one */
 	struct tlb_ent *e;
@@ -62,10 +87,12 @@ struct tlb {
 };
 
 struct psc_ent {
-	uint64_t key;		/* linear-address bits above the level's index; TAG_NONE: empty */
+	uint64_t key;		/* split PSC: linear-address bits above the level's index;
+				 * PDC: the entry's physical address; TAG_NONE: empty */
 	uint64_t stamp;
 	uint16_t pcid;
 	uint8_t levels;		/* paging mode the key was made under (4 or 5) */
+	uint8_t host;		/* a host-table entry (nested): guest flushes leave it */
 };
 
 struct psc {
@@ -84,8 +111,13 @@ struct wm_model {
 	const struct wm_preset *p;
 	uint64_t clock;		/* PSC LRU stamp source */
 	uint16_t pcid;		/* current PCID (000H until a CR3 write says otherwise) */
-	struct tlb l1[WM_NPAGES], l2[WM_NPAGES];
-	struct psc psc[WM_NLEVELS];
+	struct tlb l1[WM_NPAGES];
+	struct tlb l2_store[WM_NPAGES];
+	struct tlb *l2[WM_NPAGES];	/* the array each size uses: unified, all are store[0] */
+	struct psc psc[WM_NLEVELS];	/* WM_PSC_SPLIT, by level */
+	struct psc pdc;			/* WM_PSC_PDC */
+	struct psc npsc[WM_NLEVELS];	/* nested, WM_PSC_SPLIT: host-side, by level */
+	struct tlb ntlb;		/* nested TLB: guest-physical 4K pages */
 	struct cache cache[3];	/* L1D, L2, L3: index = enum wm_where */
 	/* The L1 DTLB entry the last access hit (array, index), or last_t NULL; see wm_access. */
 	struct tlb *last_t;
@@ -124,9 +156,16 @@ static bool tlb_init(struct tlb *t, const struct wm_tlb_geometry *g)
 	return true;
 }
 
-static inline bool tlb_match(const struct tlb *t, size_t i, uint64_t vpn, uint16_t pcid)
+static void tlb_free(struct tlb *t)
 {
-	return t->tag[i] == vpn && (t->e[i].global || t->e[i].pcid == pcid);
+	free(t->tag);
+	free(t->age);
+	free(t->e);
+}
+
+static inline bool tlb_match(const struct tlb *t, size_t i, uint64_t tag, uint16_t pcid)
+{
+	return t->tag[i] == tag && (t->e[i].global || t->e[i].pcid == pcid);
 }
 
 /* Make way w of the set starting at `first` the most recently used. */
@@ -140,17 +179,17 @@ static inline void tlb_touch(struct tlb *t, size_t first, unsigned int w)
 	age[w] = 0;
 }
 
-/* The index of the entry translating vpn under the current PCID, made the most recently
- * used, or -1. */
-static inline ptrdiff_t tlb_find(struct wm_model *m, struct tlb *t, uint64_t vpn)
+/* The index of the entry with `tag` under the current PCID, made the most recently used,
+ * or -1. The set is chosen by the tag's low bits (the page number's). */
+static inline ptrdiff_t tlb_find(struct wm_model *m, struct tlb *t, uint64_t tag)
 {
-	size_t first = (vpn & t->mask) * t->ways;
-	const uint64_t *tag = t->tag + first;
+	size_t first = (tag & t->mask) * t->ways;
+	const uint64_t *row = t->tag + first;
 
 	if (!t->used)
 		return -1;
 	for (unsigned int w = 0; w < t->ways; w++) {
-		if (tag[w] == vpn && tlb_match(t, first + w, vpn, m->pcid)) {
+		if (row[w] == tag && tlb_match(t, first + w, tag, m->pcid)) {
 			tlb_touch(t, first, w);
 			return (ptrdiff_t)(first + w);
 		}
@@ -158,8 +197,9 @@ static inline ptrdiff_t tlb_find(struct wm_model *m, struct tlb *t, uint64_t vpn
 	return -1;
 }
 
-/* Install a translation and make it the set's most recently used entry; its index. */
-static ptrdiff_t tlb_fill(struct wm_model *m, struct tlb *t, uint64_t vpn, uint64_t base,
+/* Install an entry and make it the set's most recently used; its index, or -1 when the
+ * array is absent. */
+static ptrdiff_t tlb_fill(struct wm_model *m, struct tlb *t, uint64_t tag, uint64_t base,
 			  bool global, enum wm_page size)
 {
 	unsigned int victim = 0, w, n = t->ways;
@@ -167,11 +207,11 @@ static ptrdiff_t tlb_fill(struct wm_model *m, struct tlb *t, uint64_t vpn, uint6
 
 	if (!t->sets)
 		return -1;
-	first = (vpn & t->mask) * n;
-	/* Over the entry already translating vpn if there is one, else the least recently
-	 * used way (age ways-1; an empty one if the set has any). */
+	first = (tag & t->mask) * n;
+	/* Over the entry already holding tag if there is one, else the least recently used
+	 * way (age ways-1; an empty one if the set has any). */
 	for (w = 0; w < n; w++) {
-		if (t->tag[first + w] == vpn && tlb_match(t, first + w, vpn, m->pcid))
+		if (tlb_match(t, first + w, tag, m->pcid))
 			break;
 	}
 	if (w < n) {
@@ -184,7 +224,7 @@ static ptrdiff_t tlb_fill(struct wm_model *m, struct tlb *t, uint64_t vpn, uint6
 	}
 	if (t->tag[first + victim] == TAG_NONE)
 		t->used++;
-	t->tag[first + victim] = vpn;
+	t->tag[first + victim] = tag;
 	t->e[first + victim] = (struct tlb_ent){
 		.base = base, .pcid = m->pcid, .global = global, .size = size,
 	};
@@ -213,15 +253,31 @@ static inline bool holds(const struct tlb_ent *e, uint64_t pa)
 	return pa - e->base < (1ULL << page_shift[e->size]);
 }
 
-/* ---- paging-structure caches ----------------------------------------------------- */
+/* ---- paging-structure caches and the page directory cache ------------------------ */
 
 /* Linear-address bits naming the level-L entry (SDM §4.10.3.1): VA[top:12+9*(L-1)], top
- * being 56 with 5-level paging and 47 with 4-level paging. */
+ * being 56 with 5-level paging and 47 with 4-level paging. The same for a guest-physical
+ * address and the host's tables (top: 12 + 9 x host levels - 1). */
 static inline uint64_t psc_key(uint64_t va, int level, int levels)
 {
-	unsigned int top = levels == 5 ? 57 : 48;
+	unsigned int top = 12 + 9 * levels;
 
 	return (va & ((1ULL << top) - 1)) >> (12 + 9 * (level - 1));
+}
+
+static bool psc_init(struct psc *c, unsigned int n)
+{
+	c->n = 0;
+	c->e = NULL;
+	if (!n)
+		return true;
+	c->e = malloc(n * sizeof(*c->e));
+	if (!c->e)
+		return false;
+	for (unsigned int i = 0; i < n; i++)
+		c->e[i] = (struct psc_ent){ .key = TAG_NONE };
+	c->n = n;
+	return true;
 }
 
 static inline bool psc_match(const struct psc_ent *e, uint64_t key, uint16_t pcid, int levels)
@@ -229,22 +285,21 @@ static inline bool psc_match(const struct psc_ent *e, uint64_t key, uint16_t pci
 	return e->key == key && e->pcid == pcid && e->levels == levels;
 }
 
-static struct psc_ent *psc_find(struct wm_model *m, int level, int levels, uint64_t key)
+/* The entry for key (of that PCID and paging mode), made the most recently used. */
+static bool psc_find(struct wm_model *m, struct psc *c, uint64_t key, uint16_t pcid, int levels)
 {
-	struct psc *c = &m->psc[level];
-
 	for (unsigned int i = 0; i < c->n; i++) {
-		if (psc_match(&c->e[i], key, m->pcid, levels)) {
+		if (psc_match(&c->e[i], key, pcid, levels)) {
 			c->e[i].stamp = ++m->clock;
-			return &c->e[i];
+			return true;
 		}
 	}
-	return NULL;
+	return false;
 }
 
-static void psc_fill(struct wm_model *m, int level, int levels, uint64_t key)
+static void psc_fill(struct wm_model *m, struct psc *c, uint64_t key, uint16_t pcid, int levels,
+		     bool host)
 {
-	struct psc *c = &m->psc[level];
 	struct psc_ent *victim;
 	uint64_t oldest = UINT64_MAX;
 
@@ -252,7 +307,7 @@ static void psc_fill(struct wm_model *m, int level, int levels, uint64_t key)
 		return;
 	victim = &c->e[0];
 	for (unsigned int i = 0; i < c->n; i++) {
-		if (psc_match(&c->e[i], key, m->pcid, levels)) {
+		if (psc_match(&c->e[i], key, pcid, levels)) {
 			victim = &c->e[i];
 			break;
 		}
@@ -262,8 +317,20 @@ static void psc_fill(struct wm_model *m, int level, int levels, uint64_t key)
 		}
 	}
 	*victim = (struct psc_ent){
-		.key = key, .stamp = ++m->clock, .pcid = m->pcid, .levels = levels,
+		.key = key, .stamp = ++m->clock, .pcid = pcid, .levels = (uint8_t)levels,
+		.host = host,
 	};
+}
+
+/* The PDC is tagged by physical address alone: one PCID (0) and mode (0) for every entry. */
+static inline bool pdc_find(struct wm_model *m, uint64_t pa)
+{
+	return psc_find(m, &m->pdc, pa, 0, 0);
+}
+
+static inline void pdc_fill(struct wm_model *m, uint64_t pa, bool host)
+{
+	psc_fill(m, &m->pdc, pa, 0, 0, host);
 }
 
 /* ---- data caches ----------------------------------------------------------------- */
@@ -280,7 +347,7 @@ static bool cache_init(struct cache *c, const struct wm_cache_geometry *g)
 	lines = (uint64_t)g->size_kib * 1024 >> LINE_SHIFT;
 	if (lines % g->ways)
 		return false;
-	c->sets = lines / g->ways;
+	c->sets = (unsigned int)(lines / g->ways);
 	c->ways = g->ways;
 	c->pow2 = pow2(c->sets);
 	c->mask = c->sets - 1;
@@ -335,16 +402,15 @@ void wm_model_free(struct wm_model *m)
 	if (!m)
 		return;
 	for (int s = 0; s < WM_NPAGES; s++) {
-		struct tlb *t[2] = { &m->l1[s], &m->l2[s] };
-
-		for (int k = 0; k < 2; k++) {
-			free(t[k]->tag);
-			free(t[k]->age);
-			free(t[k]->e);
-		}
+		tlb_free(&m->l1[s]);
+		tlb_free(&m->l2_store[s]);
 	}
-	for (int l = 0; l < WM_NLEVELS; l++)
+	tlb_free(&m->ntlb);
+	for (int l = 0; l < WM_NLEVELS; l++) {
 		free(m->psc[l].e);
+		free(m->npsc[l].e);
+	}
+	free(m->pdc.e);
 	for (int l = 0; l < 3; l++)
 		free(m->cache[l].tag);
 	free(m);
@@ -354,30 +420,41 @@ struct wm_model *wm_model_new(const struct wm_preset *preset)
 {
 	const struct wm_cache_geometry *cg[3];
 	struct wm_model *m;
+	bool pdc;
 
 	if (!preset)
+		return NULL;
+	pdc = preset->psc_design == WM_PSC_PDC;
+	/* The PDC design keeps PDEs in the one L2 array; a host has 4 or 5 levels. */
+	if ((pdc && !preset->l2_tlb_unified) ||
+	    (preset->host_levels && preset->host_levels != 4 && preset->host_levels != 5))
 		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
 	m->p = preset;
 	for (int s = 0; s < WM_NPAGES; s++) {
-		if (!tlb_init(&m->l1[s], &preset->l1_dtlb[s]) ||
-		    !tlb_init(&m->l2[s], &preset->l2_tlb[s]))
+		if (!tlb_init(&m->l1[s], &preset->l1_dtlb[s]))
 			goto fail;
+		/* Unified: the one array is l2_store[0]; a 1G page has no array of its own. */
+		if (!preset->l2_tlb_unified || s == WM_4K) {
+			if (!tlb_init(&m->l2_store[s], &preset->l2_tlb[s]))
+				goto fail;
+		}
+		m->l2[s] = preset->l2_tlb_unified && s != WM_1G ? &m->l2_store[WM_4K] :
+			   &m->l2_store[s];
 	}
+	if (!tlb_init(&m->ntlb, &(struct wm_tlb_geometry){ 1, preset->host_levels ?
+							   preset->ntlb_entries : 0 }))
+		goto fail;
 	for (int l = WM_PDE; l <= WM_PML5E; l++) {
-		unsigned int n = preset->psc_entries[l];
-
-		if (!n)
-			continue;
-		m->psc[l].e = malloc(n * sizeof(*m->psc[l].e));
-		if (!m->psc[l].e)
+		if (!psc_init(&m->psc[l], pdc ? 0 : preset->psc_entries[l]) ||
+		    !psc_init(&m->npsc[l], pdc || !preset->host_levels ? 0 :
+				preset->npsc_entries[l]))
 			goto fail;
-		for (unsigned int i = 0; i < n; i++)
-			m->psc[l].e[i] = (struct psc_ent){ .key = TAG_NONE };
-		m->psc[l].n = n;
 	}
+	if (!psc_init(&m->pdc, pdc ? preset->pdc_entries : 0))
+		goto fail;
 	cg[0] = &preset->l1d;
 	cg[1] = &preset->l2;
 	cg[2] = &preset->l3;
@@ -400,11 +477,11 @@ const struct wm_preset *wm_model_preset(const struct wm_model *m)
 static void l2_fill(struct wm_model *m, uint64_t va, uint64_t base, bool global,
 		    enum wm_page size)
 {
-	if (m->l2[size].sets) {
-		tlb_fill(m, &m->l2[size], va >> page_shift[size], base, global, size);
+	if (m->l2[size]->sets) {
+		tlb_fill(m, m->l2[size], tlb_tag((enum tlb_kind)size, va), base, global, size);
 	} else if (size == WM_1G && m->p->l2_tlb_smash_1g) {
 		/* A smashed 1G page: the 2M array keeps it under the 2M page number of va. */
-		tlb_fill(m, &m->l2[WM_2M], va >> page_shift[WM_2M], base, global, WM_1G);
+		tlb_fill(m, m->l2[WM_2M], tlb_tag(K_2M, va), base, global, WM_1G);
 	}
 }
 
@@ -413,62 +490,183 @@ static void l2_fill(struct wm_model *m, uint64_t va, uint64_t base, bool global,
 static inline void l1_fill(struct wm_model *m, uint64_t va, uint64_t base, bool global,
 			   enum wm_page size)
 {
-	ptrdiff_t i = tlb_fill(m, &m->l1[size], va >> page_shift[size], base, global, size);
+	ptrdiff_t i = tlb_fill(m, &m->l1[size], tlb_tag((enum tlb_kind)size, va), base, global,
+			       size);
 
 	m->last_t = i < 0 ? NULL : &m->l1[size];
 	m->last_i = (size_t)i;
 }
 
+/* ---- walks ----------------------------------------------------------------------- */
+
+static inline uint64_t host_pa(uint64_t gpa)
+{
+	return gpa + WM_HOST_GUEST_BASE;
+}
+
+/* Host-physical address of the host-table entry at `level` that translates gpa: one
+ * table per level and span of guest-physical memory, at a place made from both. */
+static inline uint64_t host_entry_pa(uint64_t gpa, int level)
+{
+	uint64_t table = WM_HOST_TABLES_BASE | (uint64_t)level << 44 |
+			 (gpa >> (12 + 9 * level)) << 12;
+
+	return table + (gpa >> (12 + 9 * (level - 1)) & 511) * 8;
+}
+
+/*
+ * Nested paging: make guest-physical address gpa host-physical, as the hardware does for
+ * every guest page-table entry and for the data. The nested TLB first; on a miss a host
+ * walk of host_levels levels to a 4K leaf, skipping what the host-side caches hold.
+ */
+static uint64_t nested_translate(struct wm_model *m, struct wm_space_stats *st, uint64_t gpa,
+				 bool fill)
+{
+	int h = m->p->host_levels, start = h;
+	bool pdc = m->p->psc_design == WM_PSC_PDC;
+	uint64_t tag = gpa >> 12;
+
+	if (tlb_find(m, &m->ntlb, tag) >= 0) {
+		st->ntlb_hits++;
+		return host_pa(gpa);
+	}
+	st->nested_walks++;
+	for (int l = WM_PDE; !pdc && l <= h; l++) {
+		if (psc_find(m, &m->npsc[l], psc_key(gpa, l, h), 0, h)) {
+			st->npsc_hits[l]++;
+			start = l - 1;
+			break;
+		}
+	}
+	for (int l = start; l >= WM_PTE; l--) {
+		uint64_t pa = host_entry_pa(gpa, l);
+
+		if (pdc && l > WM_PTE && pdc_find(m, pa)) {
+			st->npsc_hits[l]++;
+			continue;
+		}
+		st->nrefs[l][mem_ref(m, pa)]++;
+		if (!fill || l == WM_PTE)
+			continue;
+		if (pdc)
+			pdc_fill(m, pa, true);
+		else
+			psc_fill(m, &m->npsc[l], psc_key(gpa, l, h), 0, h, true);
+	}
+	if (fill)
+		tlb_fill(m, &m->ntlb, tag, host_pa(gpa), true, WM_4K);
+	return host_pa(gpa);
+}
+
+/* Physical address of the level-l entry of a walk: the guest's own, or, nested, where the
+ * host keeps it after translating its guest-physical address (unless the cache that let
+ * the walk start there already gave the table's host address). */
+static inline uint64_t entry_pa(struct wm_model *m, struct wm_space_stats *st,
+				const struct wm_path *path, int l, bool table_known, bool fill)
+{
+	if (!m->p->host_levels)
+		return path->entry_pa[l];
+	if (!table_known)
+		nested_translate(m, st, path->entry_pa[l], fill);
+	return host_pa(path->entry_pa[l]);
+}
+
+/*
+ * The reads of one walk for va along path. Finds where the walk starts: below the deepest
+ * PSC hit (split design), or at the PTE when the L2 TLB holds va's PDE (PDC design), else
+ * at the root. Every entry from there to the leaf is read (a reference to the cache
+ * hierarchy at its physical address) unless, PDC design, the PDC holds it. With fill
+ * (a walk that succeeds) the caches of the levels read are filled; a faulting walk fills
+ * nothing. Nested, each guest entry's guest-physical address is translated first.
+ * Returns the level the walk started at.
+ */
+static int walk_reads(struct wm_model *m, struct wm_space_stats *st, uint64_t va,
+		      const struct wm_path *path, bool fill)
+{
+	int levels = path->levels, leaf = path->leaf, start = levels;
+	bool pdc = m->p->psc_design == WM_PSC_PDC, known = false;
+
+	if (!pdc) {
+		for (int l = leaf + 1; l <= levels; l++) {
+			if (psc_find(m, &m->psc[l], psc_key(va, l, levels), m->pcid, levels)) {
+				st->psc_hits[l]++;
+				start = l - 1;
+				known = true;
+				break;
+			}
+		}
+	} else if (leaf < WM_PDE && tlb_find(m, m->l2[WM_4K], tlb_tag(K_PDE, va)) >= 0) {
+		st->psc_hits[WM_PDE]++;
+		start = WM_PTE;
+		known = true;
+	}
+	for (int l = start; l >= leaf; l--) {
+		uint64_t pa = entry_pa(m, st, path, l, known && l == start, fill);
+
+		if (pdc && l > WM_PDE && l > leaf && pdc_find(m, pa)) {
+			st->pdc_hits[l]++;
+			continue;
+		}
+		st->refs[l][mem_ref(m, pa)]++;
+		if (fill && pdc && l > WM_PDE && l > leaf)
+			pdc_fill(m, pa, false);
+	}
+	if (!fill)
+		return start;
+	if (!pdc) {
+		for (int l = start; l > leaf; l--)
+			psc_fill(m, &m->psc[l], psc_key(va, l, levels), m->pcid, levels, false);
+	} else if (leaf < WM_PDE && start >= WM_PDE) {
+		tlb_fill(m, m->l2[WM_4K], tlb_tag(K_PDE, va), 0, false, WM_4K);
+	}
+	return start;
+}
+
+/* Ask the walker; false (counted as a failed walk) when it cannot walk or gives nonsense. */
+static bool get_path(struct wm_space_stats *st, uint64_t va, wm_walker walker, void *ctx,
+		     struct wm_path *path)
+{
+	memset(path, 0, sizeof(*path));
+	if (!walker || !walker(ctx, va, path)) {
+		st->walks_failed++;
+		return false;
+	}
+	if ((path->levels != 4 && path->levels != 5) || path->leaf < WM_PTE ||
+	    path->leaf > WM_PDPTE) {
+		st->walks_failed++;	/* a walker bug; nothing sensible to charge */
+		return false;
+	}
+	return true;
+}
+
 /*
  * The walk after an L2 TLB miss. Returns the page size of the translation, or -1 when the
- * walk failed (the walker knew no root, or the leaf was not present).
- *
- * With the path in hand, find the deepest level L (above the leaf) whose PSC holds the
- * entry for va under the current PCID: the walk then reads the entries of levels L-1 down
- * to the leaf; without a hit it reads path.levels down to the leaf. Every entry read is a
- * reference to the cache hierarchy at entry_pa. A present walk then fills the PSCs of the
- * non-leaf levels it read and the TLBs; a failed one fills nothing.
+ * walk failed (the walker knew no root, or the leaf was not present): its reads are
+ * charged, nothing is filled. A present walk fills the upper-level caches of the levels
+ * it read and the TLBs. Nested, the data's guest-physical page is translated too, and the
+ * TLBs get a 4K entry (the host maps 4K pages) for the host-physical page.
  */
 static int walk(struct wm_model *m, struct wm_space_stats *st, uint64_t va, wm_walker walker,
 		void *ctx)
 {
 	struct wm_path path;
-	int start, leaf, levels;
 	enum wm_page size;
 	uint64_t base;
 
-	memset(&path, 0, sizeof(path));
-	if (!walker || !walker(ctx, va, &path)) {
-		st->walks_failed++;
+	if (!get_path(st, va, walker, ctx, &path))
 		return -1;
-	}
-	levels = path.levels;
-	leaf = path.leaf;
-	if ((levels != 4 && levels != 5) || leaf < WM_PTE || leaf > WM_PDPTE) {
-		st->walks_failed++;	/* a walker bug; nothing sensible to charge */
-		return -1;
-	}
-
-	start = levels;
-	for (int l = leaf + 1; l <= levels; l++) {
-		if (psc_find(m, l, levels, psc_key(va, l, levels))) {
-			st->psc_hits[l]++;
-			start = l - 1;
-			break;
-		}
-	}
-	for (int l = start; l >= leaf; l--)
-		st->refs[l][mem_ref(m, path.entry_pa[l])]++;
-
+	walk_reads(m, st, va, &path, path.present);
 	if (!path.present) {
 		st->walks_failed++;
 		return -1;
 	}
-	for (int l = start; l > leaf; l--)
-		psc_fill(m, l, levels, psc_key(va, l, levels));
-
-	size = (enum wm_page)(leaf - 1);
+	size = (enum wm_page)(path.leaf - 1);
 	base = path.page_pa & ~((1ULL << page_shift[size]) - 1);
+	if (m->p->host_levels) {
+		base = nested_translate(m, st, base + (va & ((1ULL << page_shift[size]) - 1) &
+						       ~0xfffULL), true);
+		size = WM_4K;
+	}
 	l2_fill(m, va, base, path.global, size);
 	l1_fill(m, va, base, path.global, size);
 	return size;
@@ -477,18 +675,19 @@ static int walk(struct wm_model *m, struct wm_space_stats *st, uint64_t va, wm_w
 enum lookup { LOOKUP_MISS, LOOKUP_HIT, LOOKUP_STALE };
 
 /*
- * Look va up in one TLB level (an array per page size). A hit whose page no longer holds
- * pa is stale: counted, dropped, and reported as such, so that the caller walks at once.
+ * Look va up in one TLB level (an array per page size, or one shared array). A hit whose
+ * page no longer holds pa is stale: counted, dropped, and reported as such, so that the
+ * caller walks at once.
  */
-static enum lookup tlb_level_lookup(struct wm_model *m, struct tlb *level, uint64_t va,
+static enum lookup tlb_level_lookup(struct wm_model *m, struct tlb *const *level, uint64_t va,
 				    uint64_t pa, struct wm_space_stats *st, struct tlb **t,
 				    ptrdiff_t *i)
 {
 	for (int s = 0; s < WM_NPAGES; s++) {
-		*t = &level[s];
+		*t = level[s];
 		if (!(*t)->sets)
 			continue;
-		*i = tlb_find(m, *t, va >> page_shift[s]);
+		*i = tlb_find(m, *t, tlb_tag((enum tlb_kind)s, va));
 		if (*i < 0)
 			continue;
 		if (holds(&(*t)->e[*i], pa))
@@ -506,7 +705,7 @@ static enum lookup tlb_level_lookup(struct wm_model *m, struct tlb *level, uint6
  * contains pa (the guest remapped it without a flush the model saw, e.g. copy-on-write)
  * counts a stale refill, drops that entry and walks as on a miss; it counts as an L1 DTLB
  * miss (and as an L2 TLB miss, the walk it starts). Then the access itself is a reference
- * to the cache hierarchy at pa.
+ * to the cache hierarchy at pa (nested: at its host-physical address).
  *
  * An access crossing a cache line or a page is counted once, on its first line and with
  * the translation of its first byte (size is not used): the plugin's accesses are at most
@@ -522,22 +721,25 @@ void wm_access(struct wm_model *m, uint64_t va, uint64_t pa, unsigned int size,
 {
 	struct wm_space_stats *st = &m->stats.space[va >> 63];
 	struct tlb *t = m->last_t;
+	struct tlb *l1[WM_NPAGES] = { &m->l1[0], &m->l1[1], &m->l1[2] };
 	const struct tlb_ent *e;
 	ptrdiff_t i;
 	int psize;
 
 	(void)size;
 	st->accesses++;
+	if (m->p->host_levels)
+		pa = host_pa(pa);
 	if (t) {
 		e = &t->e[m->last_i];
-		if (t->tag[m->last_i] == va >> page_shift[e->size] && holds(e, pa)) {
+		if (t->tag[m->last_i] == tlb_tag((enum tlb_kind)e->size, va) && holds(e, pa)) {
 			psize = e->size;
 			goto data;
 		}
 		m->last_t = NULL;
 	}
 
-	switch (tlb_level_lookup(m, m->l1, va, pa, st, &t, &i)) {
+	switch (tlb_level_lookup(m, l1, va, pa, st, &t, &i)) {
 	case LOOKUP_HIT:
 		m->last_t = t;
 		m->last_i = (size_t)i;
@@ -581,18 +783,23 @@ struct inval {
 	uint64_t va;
 };
 
-static bool inval_hits(const struct inval *iv, uint64_t tag, const struct tlb_ent *e,
-		       enum wm_page arr)
+static bool inval_hits(const struct inval *iv, uint64_t tag, const struct tlb_ent *e)
 {
+	enum tlb_kind kind;
+
 	if (tag == TAG_NONE)
 		return false;
+	kind = (enum tlb_kind)(tag >> KIND_SHIFT);
+	if (kind == K_PDE)
+		return false;	/* PDEs go with the upper-level caches (upper_inval) */
 	if (iv->one_page) {
-		bool covers = tag == iv->va >> page_shift[arr];
+		bool covers = tag == tlb_tag(kind, iv->va);
 
 		/* A smashed 1G page may sit in several 2M entries: all of them go (the SDM
 		 * asks that every TLB entry for a page larger than 4K be invalidated). */
-		if (!covers && e->size == WM_1G && arr == WM_2M)
-			covers = tag >> 9 == iv->va >> page_shift[WM_1G];
+		if (!covers && e->size == WM_1G && kind == K_2M)
+			covers = (tag & ((1ULL << KIND_SHIFT) - 1)) >> 9 ==
+				 iv->va >> page_shift[WM_1G];
 		if (!covers)
 			return false;
 	}
@@ -601,28 +808,40 @@ static bool inval_hits(const struct inval *iv, uint64_t tag, const struct tlb_en
 	return iv->nonglobals && (iv->all_pcids || e->pcid == iv->pcid);
 }
 
+static void tlb_array_inval(struct tlb *t, const struct inval *iv)
+{
+	size_t n = (size_t)t->sets * t->ways;
+
+	for (size_t i = 0; i < n && t->used; i++) {
+		if (inval_hits(iv, t->tag[i], &t->e[i]))
+			tlb_drop(t, i);
+	}
+}
+
 static void tlb_inval(struct wm_model *m, const struct inval *iv)
 {
 	for (int s = 0; s < WM_NPAGES; s++) {
-		struct tlb *lv[2] = { &m->l1[s], &m->l2[s] };
-
-		for (int k = 0; k < 2; k++) {
-			size_t n = (size_t)lv[k]->sets * lv[k]->ways;
-
-			for (size_t i = 0; i < n && lv[k]->used; i++) {
-				if (inval_hits(iv, lv[k]->tag[i], &lv[k]->e[i], (enum wm_page)s))
-					tlb_drop(lv[k], i);
-			}
-		}
+		tlb_array_inval(&m->l1[s], iv);
+		tlb_array_inval(&m->l2_store[s], iv);
 	}
 	m->last_t = NULL;
 }
 
-/* Drop PSC entries: of every PCID, or of `pcid` only; with one_va, only the entries that
- * would be used to translate va (in the paging mode each entry was made under). */
-static void psc_inval(struct wm_model *m, bool all_pcids, uint16_t pcid, bool one_va,
-		      uint64_t va)
+/*
+ * Drop cached upper-level entries: of every PCID, or of `pcid` only; with one_va, only the
+ * entries that would be used to translate va (split PSCs: in the paging mode each entry
+ * was made under; PDC design: va's PDE in the L2 TLB and, path given, the PDC entries at
+ * the physical addresses of va's walk). The PDC is tagged by physical address, not PCID:
+ * a PCID-wide operation empties it, and an individual-address one without the path too
+ * (allowed: a processor may always invalidate more). Host-table entries (nested) stay:
+ * only the host changes its tables.
+ */
+static void upper_inval(struct wm_model *m, bool all_pcids, uint16_t pcid, bool one_va,
+			uint64_t va, const struct wm_path *path)
 {
+	struct tlb *l2 = &m->l2_store[WM_4K];
+	size_t n = (size_t)l2->sets * l2->ways;
+
 	for (int l = WM_PDE; l <= WM_PML5E; l++) {
 		struct psc *c = &m->psc[l];
 
@@ -636,6 +855,30 @@ static void psc_inval(struct wm_model *m, bool all_pcids, uint16_t pcid, bool on
 			*e = (struct psc_ent){ .key = TAG_NONE };
 		}
 	}
+	if (m->p->psc_design != WM_PSC_PDC)
+		return;
+	for (size_t i = 0; i < n && l2->used; i++) {
+		if (l2->tag[i] == TAG_NONE || (l2->tag[i] >> KIND_SHIFT) != K_PDE)
+			continue;
+		if ((!all_pcids && l2->e[i].pcid != pcid) ||
+		    (one_va && l2->tag[i] != tlb_tag(K_PDE, va)))
+			continue;
+		tlb_drop(l2, i);
+	}
+	for (unsigned int i = 0; i < m->pdc.n; i++) {
+		struct psc_ent *e = &m->pdc.e[i];
+		bool on_path = !one_va || !path;
+
+		if (e->key == TAG_NONE || e->host)
+			continue;
+		for (int l = WM_PDPTE; !on_path && path && l <= path->levels; l++)
+			on_path = l > path->leaf &&
+				  e->key == (m->p->host_levels ? host_pa(path->entry_pa[l]) :
+					     path->entry_pa[l]);
+		if (on_path)
+			*e = (struct psc_ent){ .key = TAG_NONE };
+	}
+	m->last_t = NULL;
 }
 
 /*
@@ -653,7 +896,7 @@ void wm_write_cr3(struct wm_model *m, uint16_t pcid, bool noflush)
 		return;
 	m->stats.flushes_cr3++;
 	tlb_inval(m, &(struct inval){ .pcid = m->pcid, .nonglobals = true });
-	psc_inval(m, false, m->pcid, false, 0);
+	upper_inval(m, false, m->pcid, false, 0, NULL);
 }
 
 /*
@@ -668,7 +911,7 @@ void wm_invlpg(struct wm_model *m, bool va_known, uint64_t va)
 	if (va_known)
 		tlb_inval(m, &(struct inval){ .pcid = m->pcid, .globals = true,
 					      .nonglobals = true, .one_page = true, .va = va });
-	psc_inval(m, false, m->pcid, false, 0);
+	upper_inval(m, false, m->pcid, false, 0, NULL);
 	m->last_t = NULL;
 }
 
@@ -691,20 +934,20 @@ void wm_invpcid(struct wm_model *m, unsigned int type, uint16_t pcid, uint64_t v
 	case 0:
 		tlb_inval(m, &(struct inval){ .pcid = pcid, .nonglobals = true,
 					      .one_page = true, .va = va });
-		psc_inval(m, false, pcid, true, va);
+		upper_inval(m, false, pcid, true, va, NULL);
 		break;
 	case 1:
 		tlb_inval(m, &(struct inval){ .pcid = pcid, .nonglobals = true });
-		psc_inval(m, false, pcid, false, 0);
+		upper_inval(m, false, pcid, false, 0, NULL);
 		break;
 	case 2:
 		tlb_inval(m, &(struct inval){ .all_pcids = true, .globals = true,
 					      .nonglobals = true });
-		psc_inval(m, true, 0, false, 0);
+		upper_inval(m, true, 0, false, 0, NULL);
 		break;
 	case 3:
 		tlb_inval(m, &(struct inval){ .all_pcids = true, .nonglobals = true });
-		psc_inval(m, true, 0, false, 0);
+		upper_inval(m, true, 0, false, 0, NULL);
 		break;
 	default:
 		return;
@@ -718,7 +961,34 @@ void wm_flush_global(struct wm_model *m)
 {
 	m->stats.flushes_global++;
 	tlb_inval(m, &(struct inval){ .all_pcids = true, .globals = true, .nonglobals = true });
-	psc_inval(m, true, 0, false, 0);
+	upper_inval(m, true, 0, false, 0, NULL);
+}
+
+/*
+ * A page fault (SDM Vol. 3A §4.10.4.1: "page faults invalidate entries in the TLBs and
+ * paging-structure caches ... that would be used for that linear address"). The walk that
+ * faulted is charged first, with the caches as they were; its leaf is assumed to be the
+ * one the tables hold now (see model.h). It counts as an L1 and L2 TLB miss and a failed
+ * walk, and fills nothing.
+ */
+void wm_page_fault(struct wm_model *m, uint64_t va, wm_walker walker, void *ctx)
+{
+	struct wm_space_stats *st = &m->stats.space[va >> 63];
+	struct wm_path path;
+
+	st->faults++;
+	st->fault_walks++;
+	st->l1_dtlb_misses++;
+	st->l2_tlb_misses++;
+	if (!get_path(st, va, walker, ctx, &path))
+		return;
+	walk_reads(m, st, va, &path, false);
+	st->walks_failed++;
+	if (!m->p->fault_invalidates)
+		return;
+	tlb_inval(m, &(struct inval){ .pcid = m->pcid, .globals = true, .nonglobals = true,
+				      .one_page = true, .va = va });
+	upper_inval(m, false, m->pcid, true, va, &path);
 }
 
 /* ---- statistics ------------------------------------------------------------------ */
@@ -734,22 +1004,31 @@ void wm_stats_reset(struct wm_model *m)
 }
 
 /*
- * Cycles spent reading paging-structure entries: sum over levels and places of
- * refs[level][where] * ref_latency[where], lo and hi apart. It covers the walk references
- * only, each as if it were serialised and nothing overlapped it; it does not include the
- * L2 TLB hits (wm_l2_hit_cycles), the PSC lookups themselves, or the data accesses.
+ * Cycles of the walks: every entry read, guest and host, at the latency of where it was
+ * served, each as if serialised and nothing overlapped it, plus the PDC lookups that hit
+ * (PDC design, which looks the levels up one after the other). Not included: the L2 TLB
+ * hits (wm_l2_hit_cycles), PSC lookups of the split design (done beside the TLB lookup),
+ * the data accesses (wm_data_cycles).
  */
 struct wm_band wm_walk_cycles(const struct wm_model *m, enum wm_space sp)
 {
 	const struct wm_space_stats *st = &m->stats.space[sp];
 	struct wm_band b = { 0, 0 };
+	uint64_t hits = 0;
 
 	for (int l = WM_PTE; l <= WM_PML5E; l++) {
 		for (int w = 0; w < WM_NWHERE; w++) {
-			b.lo += (double)st->refs[l][w] * m->p->ref_latency[w].lo;
-			b.hi += (double)st->refs[l][w] * m->p->ref_latency[w].hi;
+			double n = (double)(st->refs[l][w] + st->nrefs[l][w]);
+
+			b.lo += n * m->p->ref_latency[w].lo;
+			b.hi += n * m->p->ref_latency[w].hi;
 		}
+		hits += st->pdc_hits[l];
+		if (m->p->psc_design == WM_PSC_PDC)
+			hits += st->npsc_hits[l];
 	}
+	b.lo += (double)hits * m->p->pdc_hit.lo;
+	b.hi += (double)hits * m->p->pdc_hit.hi;
 	return b;
 }
 
@@ -759,4 +1038,16 @@ struct wm_band wm_l2_hit_cycles(const struct wm_model *m, enum wm_space sp)
 	double hits = (double)(st->l1_dtlb_misses - st->l2_tlb_misses);
 
 	return (struct wm_band){ hits * m->p->l2_tlb_hit.lo, hits * m->p->l2_tlb_hit.hi };
+}
+
+struct wm_band wm_data_cycles(const struct wm_model *m, enum wm_space sp)
+{
+	const struct wm_space_stats *st = &m->stats.space[sp];
+	struct wm_band b = { 0, 0 };
+
+	for (int w = 0; w < WM_NWHERE; w++) {
+		b.lo += (double)st->data_at[w] * m->p->ref_latency[w].lo;
+		b.hi += (double)st->data_at[w] * m->p->ref_latency[w].hi;
+	}
+	return b;
 }

@@ -2,8 +2,11 @@
 /*
  * walkmodel: what x86-64 address translation costs a stream of data accesses.
  *
- * Per modelled CPU: a first-level DTLB and a second-level TLB, a paging-structure cache
- * (PSC) per upper level, and an L1D/L2/L3 hierarchy that walk references share with data.
+ * Per modelled CPU: a first-level DTLB and a second-level TLB, caches of upper-level
+ * entries (Intel's paging-structure caches or AMD's page directory cache), an L1D/L2/L3
+ * hierarchy that walk references share with data, and for a virtualised CPU the host's
+ * tables behind the guest's (a two-dimensional walk, with a nested TLB and host-side
+ * caches).
  * The model never decodes page tables itself: on a TLB miss it asks a walker (the QEMU
  * plugin reads the guest's own tables from guest RAM; the tests use synthetic ones) for
  * the entries the walk reads, then charges each entry read to the PSC, a cache level or
@@ -31,6 +34,17 @@ enum wm_page { WM_4K, WM_2M, WM_1G, WM_NPAGES };
 
 /* Where one walk reference was served. */
 enum wm_where { WM_AT_L1, WM_AT_L2, WM_AT_L3, WM_AT_MEM, WM_NWHERE };
+
+/*
+ * How a preset caches upper-level entries. WM_PSC_SPLIT: Intel's paging-structure caches,
+ * one per level, each entry tagged by the linear-address bits above its level's index
+ * (SDM Vol. 3A §4.10.3); the walk starts below the deepest hit. WM_PSC_PDC: AMD's design,
+ * PDEs cached in the L2 TLB (tagged by linear address) and a Page Directory Cache of
+ * PDPTEs, PML4Es and PML5Es tagged by the entry's physical address, looked up level by
+ * level as the walk goes (the "unified page table cache" of Barr, Cox and Rixner, ISCA
+ * 2010): a hit saves the read, not the step.
+ */
+enum wm_psc_design { WM_PSC_SPLIT, WM_PSC_PDC };
 
 /* Which half of the address space an access went to (bit 63 of the linear address). */
 enum wm_space { WM_USER, WM_KERNEL, WM_NSPACES };
@@ -80,6 +94,22 @@ struct wm_preset {
 	bool l2_tlb_smash_1g;
 	/* Core clock (GHz) at which nanosecond figures were turned into the cycles above. */
 	double clock_ghz;
+	/* Added for the second version of the model (append-only): */
+	/* How the upper levels are cached: psc_entries[] (WM_PSC_SPLIT) or pdc_entries and
+	 * PDEs in the L2 TLB (WM_PSC_PDC, which needs l2_tlb_unified). */
+	enum wm_psc_design psc_design;
+	unsigned int pdc_entries;
+	struct wm_band pdc_hit;		/* cycles of a PDC lookup that finds its entry */
+	/* One L2 TLB array, l2_tlb[WM_4K]'s geometry, holds every size the L2 keeps (4K,
+	 * 2M, 1G smashed to 2M) and, with WM_PSC_PDC, PDEs: they share its capacity. */
+	bool l2_tlb_unified;
+	/* A page fault drops what the retried access would use (SDM Vol. 3A §4.10.4.1). */
+	bool fault_invalidates;
+	/* Nested paging: the host's tables (EPT/NPT) have host_levels levels (4 or 5) and
+	 * map guest-physical memory with 4K pages; 0: not virtualised. */
+	int host_levels;
+	unsigned int ntlb_entries;		/* guest-physical 4K page -> host-physical */
+	unsigned int npsc_entries[WM_NLEVELS];	/* WM_PSC_SPLIT: host-side PSCs by level */
 };
 
 extern const struct wm_preset *const wm_presets[];	/* NULL-terminated */
@@ -98,6 +128,17 @@ struct wm_space_stats {
 	uint64_t refs[WM_NLEVELS][WM_NWHERE];
 	uint64_t psc_hits[WM_NLEVELS];
 	uint64_t data_at[WM_NWHERE];	/* the accesses themselves, by where they hit */
+	/* Added for the second version of the model: */
+	uint64_t pdc_hits[WM_NLEVELS];	/* WM_PSC_PDC: lookups that found the entry */
+	uint64_t faults;		/* page faults applied (wm_page_fault) */
+	uint64_t fault_walks;		/* their faulting walks (also in l2_tlb_misses and
+					 * walks_failed) */
+	/* Nested paging: the host walks that translate the guest's page-table and data
+	 * addresses. nrefs: host entries read; npsc_hits: WM_PSC_SPLIT, host walks whose
+	 * deepest host-PSC hit was at L; WM_PSC_PDC, host entries found in the PDC. */
+	uint64_t nrefs[WM_NLEVELS][WM_NWHERE];
+	uint64_t npsc_hits[WM_NLEVELS];
+	uint64_t ntlb_hits, nested_walks;
 };
 
 struct wm_stats {
@@ -129,7 +170,8 @@ void wm_flush_global(struct wm_model *m);
 const struct wm_stats *wm_stats(const struct wm_model *m);
 void wm_stats_reset(struct wm_model *m);
 
-/* Walk cycles of one space as a band, from the preset's latencies. */
+/* Walk cycles of one space as a band, from the preset's latencies: every entry read
+ * (guest and, nested, host) at the latency of where it was served, plus PDC hits. */
 struct wm_band wm_walk_cycles(const struct wm_model *m, enum wm_space sp);
 
 /* Added after the first draft of this contract: */
@@ -138,5 +180,22 @@ struct wm_band wm_walk_cycles(const struct wm_model *m, enum wm_space sp);
 struct wm_band wm_l2_hit_cycles(const struct wm_model *m, enum wm_space sp);
 /* The preset the model was made with. */
 const struct wm_preset *wm_model_preset(const struct wm_model *m);
+
+/* Added for the second version of the model: */
+/*
+ * A page fault on linear address va (the plugin sees the fault's entry, and va when the
+ * access is retried). Charges the walk that faulted: the caches as they are, read down to
+ * the leaf the tables hold now (the entry that was not present can only have been that
+ * one or one above it: an upper bound of one walk's reads). Then, when the preset's
+ * fault_invalidates says so, drops the TLB entries for va's page (of the current PCID,
+ * and global ones) and the cached upper-level entries the walk for va would use.
+ */
+void wm_page_fault(struct wm_model *m, uint64_t va, wm_walker walk, void *ctx);
+/* Cycles of the data accesses themselves at the preset's latencies (data_at). */
+struct wm_band wm_data_cycles(const struct wm_model *m, enum wm_space sp);
+/* Where the model puts the guest's RAM and the host's tables in host-physical memory
+ * (nested paging): guest-physical gpa is host-physical gpa + WM_HOST_GUEST_BASE. */
+#define WM_HOST_GUEST_BASE	(1ULL << 40)
+#define WM_HOST_TABLES_BASE	(1ULL << 50)
 
 #endif

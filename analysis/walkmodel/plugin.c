@@ -8,19 +8,28 @@
  * Arguments (scripts/run-guest --plugin adds ram=, ramsize=, lowmem= and levels=; the kernel's
  * symbols come from analysis/walkmodel/kernel-args):
  *   preset=NAME      a preset of presets.c, or "all"; repeatable
- *   pscsweep=on      also run the first preset with N entries in every paging-structure
- *                    cache, N = 0, 1, 2, 4, ... 64 (models "NAME-pscN")
+ *   sweep=on         also run the sizes of the upper-level caches one at a time, N = 0, 1,
+ *                    2, 4, ... 64 entries: splitpsc with N entries at one level ("splitpsc-
+ *                    pdeN", "-pdpteN", "-pml4eN", "-pml5eN") or at every level ("-allN"),
+ *                    zen4 with an N-entry PDC ("zen4-pdcN")
  *   out=PREFIX       results go to PREFIX.json and PREFIX.csv
  *   ram=FILE         the guest's RAM (memory-backend-file, share=on), ramsize=BYTES,
  *                    lowmem=BYTES: how much of it sits below 4 GiB (the rest is above)
  *   levels=4|5       the paging mode the guest was booted in
  *   percpu_offset=VA, tlbstate=OFF, mm_pgd=OFF, page_offset_base=VA
  *                    where the kernel keeps the running mm and its page-table root
+ *   pf_entry=VA      the page-fault entry (asm_exc_page_fault)
  *
  * What it sees and how (QEMU 7.2, plugin API 1):
  *  - every load and store with its linear and physical address (memory callbacks);
  *  - instructions counted per translation block, user or kernel by bit 63 of the address;
  *  - MOV to CR3/CR4, INVLPG and INVPCID recognised from their bytes at translation time;
+ *  - page faults: the fault itself is invisible (QEMU reports an access once it succeeds),
+ *    so the plugin marks a fault pending when the guest enters asm_exc_page_fault and
+ *    applies it (wm_page_fault: the faulting walk, the SDM's invalidation) at the next
+ *    access to the user half, the retried access: the workloads' faults are all on user
+ *    addresses, from user mode or from the kernel's user-copy routines. A CR3 write
+ *    before that (a context switch) drops the pending fault; the JSON counts both;
  *  - the page-table root: API 1 reads no registers, so the plugin reads
  *    cpu_tlbstate.loaded_mm->pgd from the guest's RAM (x86's switch_mm_irqs_off() keeps
  *    it equal to what CR3 holds), and walks the guest's real tables from there. Page sizes
@@ -29,7 +38,8 @@
  * CR3 write flushes; the INVLPG operand is not visible (all paging-structure caches go, the
  * TLB entry stays, and a later access whose physical page changed is re-walked); the
  * kernel must run without KASLR (nokaslr), so that its symbols are where vmlinux says.
- * Only the part between WALKMARK_START() and WALKMARK_STOP() (walkmark.h) is counted.
+ * Only the part between WALKMARK_START() and WALKMARK_STOP() (walkmark.h) is counted; from
+ * WALKMARK_WARMUP() on, accesses reach the models without being counted.
  * Memory callbacks stay on outside it: QEMU 7.2 aborts in qemu_plugin_vcpu_mem_cb() when a
  * plugin drops them with qemu_plugin_reset() while the guest runs.
  */
@@ -50,7 +60,7 @@
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = WALKMODEL_QEMU_PLUGIN_VERSION;
 
-#define MAX_MODELS 16
+#define MAX_MODELS 64
 #define KERNEL_IMAGE_BASE 0xffffffff80000000ull	/* __START_KERNEL_map */
 #define KERNEL_IMAGE_END 0xffffffffc0000000ull
 #define LOADED_MM_SWITCHING 1ull		/* arch/x86/mm/tlb.c */
@@ -63,7 +73,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = WALKMODEL_QEMU_PLUGIN_VERSION;
 #define DIRECT_MAP_5LEVEL 0xff11000000000000ull
 
 /* What the translation-time decoder found in an instruction. */
-enum insn_kind { INSN_CR3, INSN_CR4, INSN_INVLPG, INSN_INVPCID, INSN_MARK_START, INSN_MARK_STOP };
+enum insn_kind {
+	INSN_CR3, INSN_CR4, INSN_INVLPG, INSN_INVPCID, INSN_FAULT,
+	INSN_MARK_START, INSN_MARK_STOP, INSN_MARK_WARMUP, INSN_NKINDS
+};
 
 struct guest_ram {
 	const uint8_t *base;
@@ -73,13 +86,13 @@ struct guest_ram {
 static struct {
 	struct wm_model *model[MAX_MODELS];
 	const struct wm_preset *preset[MAX_MODELS];
-	struct wm_preset sweep[MAX_MODELS];	/* storage for pscsweep variants */
+	struct wm_preset sweep[MAX_MODELS];	/* storage for sweep variants */
 	char sweep_name[MAX_MODELS][32];
 	int nmodels;
 	const char *out;
 	struct guest_ram ram;
 	int levels;
-	uint64_t percpu_offset_va, tlbstate_off, mm_pgd_off, page_offset_base_va;
+	uint64_t percpu_offset_va, tlbstate_off, mm_pgd_off, page_offset_base_va, pf_entry_va;
 	/* learnt from the guest */
 	uint64_t phys_base;
 	bool phys_base_known;
@@ -87,11 +100,13 @@ static struct {
 	uint64_t root_pa;	/* last page-table root read */
 	uint64_t root_reads_failed;
 	/* counted */
-	bool measuring;
+	bool measuring, feeding;	/* feeding: the models see accesses (warm-up or measuring) */
+	bool fault_pending;
+	uint64_t faults_seen, faults_applied, faults_dropped, marks_warmup;
 	uint64_t insns[WM_NSPACES];	/* always counting (inline) */
 	uint64_t insns_at_start[WM_NSPACES], insns_measured[WM_NSPACES];
 	uint64_t marks_start, marks_stop;
-	uint64_t insn_seen[INSN_MARK_STOP + 1];	/* executed while measuring */
+	uint64_t insn_seen[INSN_NKINDS];	/* executed while measuring */
 	uint64_t io_accesses;
 } wm;
 
@@ -221,7 +236,7 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, v
 
 	(void)vcpu;
 	(void)udata;
-	if (!wm.measuring && wm.phys_base_known)
+	if (!wm.feeding && wm.phys_base_known)
 		return;
 	hw = qemu_plugin_get_hwaddr(info, va);
 	if (!hw)
@@ -240,8 +255,15 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, v
 		wm.phys_base = pa - (va - KERNEL_IMAGE_BASE);
 		wm.phys_base_known = true;
 	}
-	if (!wm.measuring)
+	if (!wm.feeding)
 		return;
+	if (wm.fault_pending && !(va >> 63)) {
+		/* the retried access of the fault the guest just handled */
+		wm.fault_pending = false;
+		wm.faults_applied += wm.measuring;
+		for (i = 0; i < wm.nmodels; i++)
+			wm_page_fault(wm.model[i], va, guest_walk, NULL);
+	}
 	for (i = 0; i < wm.nmodels; i++)
 		wm_access(wm.model[i], va, pa, 1u << qemu_plugin_mem_size_shift(info),
 			  guest_walk, NULL);
@@ -255,24 +277,46 @@ static void on_insn(unsigned int vcpu, void *udata)
 	(void)vcpu;
 	wm.insn_seen[kind] += wm.measuring;
 	switch (kind) {
+	case INSN_MARK_WARMUP:
+		wm.marks_warmup++;
+		wm.feeding = true;
+		return;
 	case INSN_MARK_START:
 		wm.marks_start++;
-		if (!wm.measuring)
+		if (!wm.measuring) {
 			for (s = 0; s < WM_NSPACES; s++)
 				wm.insns_at_start[s] = wm.insns[s];
-		wm.measuring = true;
+			/* what the warm-up did stays in the caches, not in the counts */
+			for (i = 0; i < wm.nmodels; i++)
+				wm_stats_reset(wm.model[i]);
+		}
+		wm.measuring = wm.feeding = true;
 		return;
 	case INSN_MARK_STOP:
 		wm.marks_stop++;
 		if (wm.measuring)
 			for (s = 0; s < WM_NSPACES; s++)
 				wm.insns_measured[s] += wm.insns[s] - wm.insns_at_start[s];
-		wm.measuring = false;
+		wm.measuring = wm.feeding = false;
+		wm.fault_pending = false;
+		return;
+	case INSN_FAULT:
+		if (!wm.feeding)
+			return;
+		wm.faults_seen += wm.measuring;
+		wm.faults_dropped += wm.measuring && wm.fault_pending;
+		wm.fault_pending = true;
 		return;
 	default:
 		break;
 	}
-	/* Flushes apply whether or not we measure: the model's state stays the guest's. */
+	/* Flushes apply whether or not we measure: the model's state stays the guest's. A
+	 * context switch before a fault's retry: the flush left nothing for the fault to
+	 * invalidate, and the next user access is not the retry. */
+	if (kind == INSN_CR3 && wm.fault_pending) {
+		wm.faults_dropped += wm.measuring;
+		wm.fault_pending = false;
+	}
 	for (i = 0; i < wm.nmodels; i++) {
 		switch (kind) {
 		case INSN_CR3:	/* no PCID on the guest CPU: every load flushes */
@@ -334,6 +378,8 @@ static bool decode(const uint8_t *b, size_t len, enum insn_kind *kind)
 			*kind = INSN_MARK_START;
 		else if ((disp & 0xff) == WALKMARK_CMD_STOP)
 			*kind = INSN_MARK_STOP;
+		else if ((disp & 0xff) == WALKMARK_CMD_WARMUP)
+			*kind = INSN_MARK_WARMUP;
 		else
 			return false;
 		return true;
@@ -355,10 +401,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, NULL);
-		if (decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn), &kind))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn,
-							       QEMU_PLUGIN_CB_NO_REGS,
-							       (void *)(uintptr_t)kind);
+		if (qemu_plugin_insn_vaddr(insn) == wm.pf_entry_va)
+			kind = INSN_FAULT;
+		else if (!decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn), &kind))
+			continue;
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
+						       (void *)(uintptr_t)kind);
 	}
 }
 
@@ -386,10 +434,16 @@ static void write_csv(FILE *f)
 			fprintf(f, "%s,-,latency_%s_lo,%g\n%s,-,latency_%s_hi,%g\n", name,
 				where_name[w], wm.preset[i]->ref_latency[w].lo, name, where_name[w],
 				wm.preset[i]->ref_latency[w].hi);
+		fprintf(f, "%s,-,latency_pdc_hit_lo,%g\n%s,-,latency_pdc_hit_hi,%g\n", name,
+			wm.preset[i]->pdc_hit.lo, name, wm.preset[i]->pdc_hit.hi);
+		fprintf(f, "%s,-,pdc_design,%d\n%s,-,host_levels,%d\n", name,
+			wm.preset[i]->psc_design == WM_PSC_PDC, name, wm.preset[i]->host_levels);
 
 		for (s = 0; s < WM_NSPACES; s++) {
 			const struct wm_space_stats *ss = &st->space[s];
 			struct wm_band cyc = wm_walk_cycles(wm.model[i], s);
+			struct wm_band dat = wm_data_cycles(wm.model[i], s);
+			struct wm_band l2h = wm_l2_hit_cycles(wm.model[i], s);
 
 #define ROW(metric, fmt, val) \
 	fprintf(f, "%s,%s," metric "," fmt "\n", name, space_name[s], val)
@@ -400,6 +454,14 @@ static void write_csv(FILE *f)
 			ROW("stale_refills", "%" PRIu64, ss->stale_refills);
 			ROW("walk_cycles_lo", "%.0f", cyc.lo);
 			ROW("walk_cycles_hi", "%.0f", cyc.hi);
+			ROW("data_cycles_lo", "%.0f", dat.lo);
+			ROW("data_cycles_hi", "%.0f", dat.hi);
+			ROW("l2_hit_cycles_lo", "%.0f", l2h.lo);
+			ROW("l2_hit_cycles_hi", "%.0f", l2h.hi);
+			ROW("faults", "%" PRIu64, ss->faults);
+			ROW("fault_walks", "%" PRIu64, ss->fault_walks);
+			ROW("nested_walks", "%" PRIu64, ss->nested_walks);
+			ROW("ntlb_hits", "%" PRIu64, ss->ntlb_hits);
 #undef ROW
 			for (p = 0; p < WM_NPAGES; p++)
 				fprintf(f, "%s,%s,accesses_%s,%" PRIu64 "\n", name, space_name[s],
@@ -409,12 +471,16 @@ static void write_csv(FILE *f)
 					where_name[w], ss->data_at[w]);
 			for (l = WM_PTE; l < WM_NLEVELS; l++) {
 				if (l > WM_PTE)
-					fprintf(f, "%s,%s,psc_hits_%s,%" PRIu64 "\n", name,
-						space_name[s], level_name[l], ss->psc_hits[l]);
+					fprintf(f, "%s,%s,psc_hits_%s,%" PRIu64 "\n%s,%s,pdc_hits_%s,%"
+						PRIu64 "\n%s,%s,npsc_hits_%s,%" PRIu64 "\n", name,
+						space_name[s], level_name[l], ss->psc_hits[l], name,
+						space_name[s], level_name[l], ss->pdc_hits[l], name,
+						space_name[s], level_name[l], ss->npsc_hits[l]);
 				for (w = 0; w < WM_NWHERE; w++)
-					fprintf(f, "%s,%s,refs_%s_%s,%" PRIu64 "\n", name,
-						space_name[s], level_name[l], where_name[w],
-						ss->refs[l][w]);
+					fprintf(f, "%s,%s,refs_%s_%s,%" PRIu64 "\n%s,%s,nrefs_%s_%s,%"
+						PRIu64 "\n", name, space_name[s], level_name[l],
+						where_name[w], ss->refs[l][w], name, space_name[s],
+						level_name[l], where_name[w], ss->nrefs[l][w]);
 			}
 		}
 	}
@@ -425,7 +491,10 @@ static void write_json(FILE *f)
 	int i, s;
 
 	fprintf(f, "{\n  \"levels\": %d,\n  \"marks\": {\"start\": %" PRIu64 ", \"stop\": %" PRIu64
-		"},\n", wm.levels, wm.marks_start, wm.marks_stop);
+		", \"warmup\": %" PRIu64 "},\n", wm.levels, wm.marks_start, wm.marks_stop,
+		wm.marks_warmup);
+	fprintf(f, "  \"faults\": {\"seen\": %" PRIu64 ", \"applied\": %" PRIu64 ", \"dropped\": %"
+		PRIu64 "},\n", wm.faults_seen, wm.faults_applied, wm.faults_dropped);
 	fprintf(f, "  \"instructions\": {\"user\": %" PRIu64 ", \"kernel\": %" PRIu64 "},\n",
 		wm.insns_measured[WM_USER], wm.insns_measured[WM_KERNEL]);
 	fprintf(f, "  \"executed\": {\"cr3_writes\": %" PRIu64 ", \"cr4_writes\": %" PRIu64
@@ -542,25 +611,47 @@ static bool add_preset(const char *name)
 	return add_model(wm_preset_find(name));
 }
 
-/* The first preset again with N entries in every paging-structure cache. */
-static bool add_psc_sweep(void)
+/* A variant of preset `base` named "BASE-WHATN"; NULL when there is no room. */
+static struct wm_preset *variant(const char *base, const char *what, unsigned int n)
 {
-	const struct wm_preset *base;
-	unsigned int n;
-	int l;
+	struct wm_preset *v = &wm.sweep[wm.nmodels];
 
-	base = wm.preset[0];
-	for (n = 0; n <= 64; n = n ? 2 * n : 1) {
-		struct wm_preset *v = &wm.sweep[wm.nmodels];
+	if (wm.nmodels == MAX_MODELS)
+		return NULL;
+	*v = *wm_preset_find(base);
+	snprintf(wm.sweep_name[wm.nmodels], sizeof(wm.sweep_name[0]), "%s-%s%u", base, what, n);
+	v->name = wm.sweep_name[wm.nmodels];
+	return v;
+}
 
-		*v = *base;
-		snprintf(wm.sweep_name[wm.nmodels], sizeof(wm.sweep_name[0]), "%s-psc%u",
-			 base->name, n);
-		v->name = wm.sweep_name[wm.nmodels];
-		for (l = WM_PDE; l <= WM_PML5E; l++)
-			v->psc_entries[l] = n;
-		if (!add_model(v))
+/*
+ * The sizes of the upper-level caches, one at a time: splitpsc with N entries at one
+ * level (the others as the preset has them) or at every level, and zen4 with an N-entry
+ * PDC, N = 0, 1, 2, 4, ... 64.
+ */
+static bool add_sweeps(void)
+{
+	static const char *const what[] = { "all", "pde", "pdpte", "pml4e", "pml5e" };
+
+	for (unsigned int n = 0; n <= 64; n = n ? 2 * n : 1) {
+		struct wm_preset *v;
+
+		for (int k = 0; k < 5; k++) {
+			v = variant("splitpsc", what[k], n);
+			if (!v)
+				break;
+			for (int l = WM_PDE; l <= WM_PML5E; l++) {
+				if (!k || l == k + 1)
+					v->psc_entries[l] = n;
+			}
+			if (!add_model(v))
+				return false;
+		}
+		v = variant("zen4", "pdc", n);
+		if (!v || (v->pdc_entries = n, !add_model(v))) {
+			fail("at most %d models in one run", MAX_MODELS);
 			return false;
+		}
 	}
 	return true;
 }
@@ -595,7 +686,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 {
 	const char *ram = NULL;
 	uint64_t ramsize = 0, lowmem = 0, v;
-	bool sweep = false, have_syms[4] = { false };
+	bool sweep = false, have_syms[5] = { false };
 	int i;
 
 	if (!info->system_emulation || info->system.smp_vcpus != 1) {
@@ -614,7 +705,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		if (strcmp(key, "preset") == 0) {
 			if (!add_preset(val))
 				return -1;
-		} else if (strcmp(key, "pscsweep") == 0 && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+		} else if (strcmp(key, "sweep") == 0 && (!strcmp(val, "on") || !strcmp(val, "off"))) {
 			sweep = strcmp(val, "on") == 0;
 		} else if (strcmp(key, "out") == 0 && *val) {
 			wm.out = val;
@@ -632,6 +723,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			wm.mm_pgd_off = v, have_syms[2] = true;
 		} else if (strcmp(key, "page_offset_base") == 0 && parse_u64(val, &v)) {
 			wm.page_offset_base_va = v, have_syms[3] = true;
+		} else if (strcmp(key, "pf_entry") == 0 && parse_u64(val, &v)) {
+			wm.pf_entry_va = v, have_syms[4] = true;
 		} else {
 			fail("bad argument '%s=%s'", key, val);
 			return -1;
@@ -639,16 +732,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	if (!wm.nmodels && !add_preset("all"))
 		return -1;
-	if (sweep && !add_psc_sweep())
+	if (sweep && !add_sweeps())
 		return -1;
 	if (!wm.out || !ram || !ramsize || !lowmem || lowmem > ramsize || !wm.levels) {
 		fail("needs out=, ram=, ramsize=, lowmem= (at most ramsize) and levels="
 		     " (scripts/run-guest --plugin adds all but out=)");
 		return -1;
 	}
-	if (!have_syms[0] || !have_syms[1] || !have_syms[2] || !have_syms[3]) {
-		fail("needs percpu_offset=, tlbstate=, mm_pgd= and page_offset_base= of the"
-		     " guest kernel: analysis/walkmodel/kernel-args VMLINUX prints them");
+	if (!have_syms[0] || !have_syms[1] || !have_syms[2] || !have_syms[3] || !have_syms[4]) {
+		fail("needs percpu_offset=, tlbstate=, mm_pgd=, page_offset_base= and pf_entry="
+		     " of the guest kernel: analysis/walkmodel/kernel-args VMLINUX prints them");
 		return -1;
 	}
 	/* Fail now, not after the run, when the results cannot be written. */

@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Turn the walk model's records (analysis/walkmodel/run) into tables, a plot and
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the walk model's records (analysis/walkmodel/run) into tables, plots and
 walkmodel.md.
 
-    report.py --logs DIR --out DIR [--quick]
+    report.py --logs DIR --out DIR [--quick] [--hw FILE]
 
-Reads DIR/runs.csv, and per run NAME_MODE.csv (walkmodel.so's long form:
-preset,space,metric,value), NAME_MODE.log (guest meta lines and the workload's result
-line). Writes walkmodel.csv (one row per run, preset and space), psc-sweep.csv,
-walkmodel.md and psc-sweep.png/svg.
+Reads DIR/runs.csv and DIR/info.csv, and per run NAME_MODE.csv (walkmodel.so's long form:
+preset,space,metric,value), NAME_MODE.json and NAME_MODE.log (guest meta lines and the
+workload's result line). Writes walkmodel.csv (one row per run, preset and space),
+region-sweep.csv, level-sweep.csv, nested.csv, walkmodel.md and the sweeps' plots (PNG and
+SVG). --hw FILE adds the measurements of analysis/hw/run (its hw.csv) beside the model's.
 """
 import argparse
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -21,12 +24,26 @@ WHERE = ["L1", "L2", "L3", "mem"]
 PAGES = ["4K", "2M", "1G"]
 MODES = ["4", "no5lvl", "5"]
 SPACES = ["user", "kernel"]
-# Base CPI band (cycles per instruction without translation stalls) that turns walk
-# cycles into a share of run time: an assumption, stated in the report.
+# Base CPI band (cycles per instruction without translation stalls and data-access latency)
+# that turns cycles into a share of run time: an assumption, stated in the report.
 CPI_BAND = (0.5, 1.5)
+# The native presets the tables show, in this order; the first is the reference.
+PRESETS = ["zen4", "goldencove", "splitpsc", "nopsc", "zen4-noinval"]
+# The designs that also run virtualised: their presets with a 4- and a 5-level host.
+NESTED = {"zen4": ("zen4-npt4", "zen4-npt5"), "goldencove": ("goldencove-ept4", "goldencove-ept5")}
+# Workloads whose updates do not depend on each other: a core overlaps their walks with
+# other work, so a serial sum of latencies says nothing about their share of run time.
+OVERLAPPED = ("gups",)
+# The region-count sweep: chase-highK on 5-level paging, K regions 256 TiB apart.
+REGION_COUNTS = [1, 2, 4, 8, 16, 32, 64, 255]
+SWEEP_SERIES = [("splitpsc-all", "splitpsc, every level"), ("splitpsc-pde", "splitpsc, PDE only"),
+                ("splitpsc-pdpte", "splitpsc, PDPTE only"), ("splitpsc-pml4e", "splitpsc, PML4E only"),
+                ("splitpsc-pml5e", "splitpsc, PML5E only"), ("zen4-pdc", "zen4, PDC")]
+SWEEP_SIZES = [0, 1, 2, 4, 8, 16, 32, 64]
 # AMD's published Zen 4 figures for a kernel with CONFIG_X86_5LEVEL compiled in (running
-# 5-level) against one without it: the change with 5-level, in percent (positive: slower
-# for lat_pagefault, a latency; negative: less throughput for the others).
+# 5-level) against one without it (LKML <80734605-1926-4ac7-9c63-006fe3ea6b6a@amd.com>):
+# the change with 5-level, in percent (positive: slower for lat_pagefault, a latency;
+# negative: less throughput for the others).
 AMD_ZEN4 = [
     ("GUPS", "gups-1g", -0.10),
     ("XSBench", "bsearch", -2.36),
@@ -36,13 +53,27 @@ AMD_ZEN4 = [
 ]
 
 
+# ---- reading ---------------------------------------------------------------------------
+
 def read_runs(logs):
     with open(os.path.join(logs, "runs.csv")) as f:
         return list(csv.DictReader(f))
 
 
+def read_info(logs):
+    info = {}
+    path = os.path.join(logs, "info.csv")
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition(",")
+                info[k] = v
+    return info
+
+
 def read_model(path):
-    """{(preset, space): {metric: value}} and {space: instructions}."""
+    """{(preset, space): {metric: value}} and {space: instructions}; space "-" holds a
+    preset's own figures (latencies, design)."""
     stats = defaultdict(dict)
     insns = {}
     with open(path) as f:
@@ -78,14 +109,64 @@ def combined(stats, preset):
     return out
 
 
-def refs(m, level=None, where=None):
-    return sum(m.get(f"refs_{l}_{w}", 0) for l in LEVELS for w in WHERE
-               if (level is None or l == level) and (where is None or w == where))
+def refs(m, level=None, where=None, prefix="refs"):
+    return sum(m.get(f"{prefix}_{lv}_{w}", 0) for lv in LEVELS for w in WHERE
+               if (level is None or lv == level) and (where is None or w == where))
 
 
-def walk_cycles(m):
-    return m.get("walk_cycles_lo", 0), m.get("walk_cycles_hi", 0)
+class Run:
+    """One boot: a workload on one paging mode, every preset's numbers."""
 
+    def __init__(self, stats, insns, meta, result, row, plugin):
+        self.stats, self.meta, self.result, self.row, self.plugin = stats, meta, result, row, plugin
+        self.insns = insns.get("user", 0) + insns.get("kernel", 0)
+
+    def has(self, preset):
+        return (preset, "user") in self.stats
+
+    def m(self, preset):
+        return combined(self.stats, preset)
+
+    def lat(self, preset):
+        return self.stats.get((preset, "-"), {})
+
+    def walks(self, preset):
+        return self.m(preset)["walks"]
+
+    def per_walk(self, preset, value):
+        w = self.walks(preset)
+        return value / w if w else None
+
+    def fifth(self, preset):
+        """The fifth level's own cycles (lo, hi): its PML5E reads at the latency of where
+        each was served, and its PDC hits (AMD's design looks the PML5E up first)."""
+        m, lat = self.m(preset), self.lat(preset)
+        return tuple(sum(m.get(f"refs_PML5E_{w}", 0) * lat.get(f"latency_{w}_{e}", 0) for w in WHERE)
+                     + m.get("pdc_hits_PML5E", 0) * lat.get(f"latency_pdc_hit_{e}", 0)
+                     for e in ("lo", "hi"))
+
+    def cycles(self, preset):
+        m = self.m(preset)
+        return m["walk_cycles_lo"], m["walk_cycles_hi"]
+
+    def run_time(self, preset, cpi, end):
+        """Cycles of the measured part: instructions at a base CPI, plus the data accesses,
+        walks and L2-TLB hits at the preset's latencies, all serial."""
+        m = self.m(preset)
+        return (self.insns * cpi + m[f"data_cycles_{end}"] + m[f"walk_cycles_{end}"]
+                + m[f"l2_hit_cycles_{end}"])
+
+    def share(self, preset, extra):
+        """extra (lo, hi) cycles as a share of run time, in percent: (min, max) over the
+        CPI band and the latency band; None where overlap decides it."""
+        if self.row["workload"] in OVERLAPPED:
+            return None
+        v = [100.0 * extra[i] / self.run_time(preset, cpi, e)
+             for i, e in enumerate(("lo", "hi")) for cpi in CPI_BAND if self.run_time(preset, cpi, e)]
+        return (min(v), max(v)) if v else None
+
+
+# ---- formatting ------------------------------------------------------------------------
 
 def fmt(x, nd=2):
     if x is None:
@@ -95,9 +176,112 @@ def fmt(x, nd=2):
     return f"{x:.{nd}f}"
 
 
-def band(lo, hi, nd=2):
+def band(lo, hi=None, nd=2, unit=""):
+    if lo is None:
+        return "n/a"
+    if isinstance(lo, tuple):
+        lo, hi = lo
     lo, hi = min(lo, hi), max(lo, hi)
-    return f"{fmt(lo, nd)} to {fmt(hi, nd)}" if fmt(lo, nd) != fmt(hi, nd) else fmt(lo, nd)
+    a, b = fmt(lo, nd), fmt(hi, nd)
+    return f"{a}{unit}" if a == b else f"{a} to {b}{unit}"
+
+
+def table(w, header, rows):
+    w("| " + " | ".join(header) + " |")
+    w("|" + "---|" * len(header))
+    for r in rows:
+        w("| " + " | ".join(str(c) for c in r) + " |")
+    w("")
+
+
+def plot(out, name, title, xlabel, ylabel, series, xtics, xrange):
+    """series: [(label, [(x, y), ...])]; x = 0 drawn at 0.5 on a log axis."""
+    dat = os.path.join(out, f"{name}.dat")
+    with open(dat, "w") as f:
+        for label, pts in series:
+            f.write(f"# {label}\n")
+            for x, y in pts:
+                f.write(f"{x} {y:.5f}\n")
+            f.write("\n\n")
+    plots = ", ".join(f"'{dat}' index {i} using ($1 == 0 ? 0.5 : $1):2 with linespoints"
+                      f" title '{label}'" for i, (label, _) in enumerate(series))
+    script = f"""
+set datafile commentschars '#'
+set xlabel '{xlabel}'
+set ylabel '{ylabel}'
+set logscale x 2
+set xtics ({xtics})
+set xrange [{xrange}]
+set yrange [-0.05:*]
+set key outside right
+set grid
+set title '{title}'
+plot {plots}
+"""
+    for term, ext in (("pngcairo size 1000,540", "png"), ("svg size 1000,540", "svg")):
+        subprocess.run(["gnuplot"], input=f"set terminal {term}\nset output '{out}/{name}.{ext}'\n"
+                       + script, text=True, check=True)
+
+
+# ---- the report ------------------------------------------------------------------------
+
+def load(logs):
+    runs = read_runs(logs)
+    data, failed = {}, []
+    for r in runs:
+        key = (r["name"], r["paging"])
+        base = os.path.join(logs, f"{r['name']}_{r['paging']}")
+        if r["status"] != "0" or not os.path.exists(base + ".csv"):
+            failed.append(key)
+            continue
+        stats, insns = read_model(base + ".csv")
+        meta, result = read_log(base + ".log")
+        plugin = {}
+        if os.path.exists(base + ".json"):
+            with open(base + ".json") as f:
+                plugin = json.load(f)
+        data[key] = Run(stats, insns, meta, result, r, plugin)
+    return runs, data, failed
+
+
+def write_csv(out, data):
+    cols = ["workload", "paging", "preset", "space", "instructions", "accesses", "walks",
+            "walk_refs", "walk_cycles_lo", "walk_cycles_hi", "data_cycles_lo", "data_cycles_hi",
+            "l2_hit_cycles_lo", "l2_hit_cycles_hi", "stale_refills", "walks_failed", "faults",
+            "fault_walks", "nested_walks", "ntlb_hits", "host_walk_refs"]
+    cols += [f"accesses_{p}" for p in PAGES] + [f"refs_{lv}" for lv in LEVELS]
+    cols += [f"refs_at_{w}" for w in WHERE] + [f"psc_hits_{lv}" for lv in LEVELS[:-1]]
+    cols += [f"pdc_hits_{lv}" for lv in LEVELS[:-2]]
+    with open(os.path.join(out, "walkmodel.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        for (name, mode), run in sorted(data.items()):
+            for (preset, sp), m in sorted(run.stats.items()):
+                if sp not in SPACES:
+                    continue
+                insns = run.insns if sp == "user" else 0
+                w.writerow([name, mode, preset, sp, int(insns), int(m["accesses"]), int(m["walks"]),
+                            int(refs(m)), int(m["walk_cycles_lo"]), int(m["walk_cycles_hi"]),
+                            int(m["data_cycles_lo"]), int(m["data_cycles_hi"]),
+                            int(m["l2_hit_cycles_lo"]), int(m["l2_hit_cycles_hi"]),
+                            int(m["stale_refills"]), int(m["walks_failed"]), int(m["faults"]),
+                            int(m["fault_walks"]), int(m["nested_walks"]), int(m["ntlb_hits"]),
+                            int(refs(m, prefix="nrefs"))]
+                           + [int(m.get(f"accesses_{p}", 0)) for p in PAGES]
+                           + [int(refs(m, level=lv)) for lv in LEVELS]
+                           + [int(refs(m, where=x)) for x in WHERE]
+                           + [int(m.get(f"psc_hits_{lv}", 0)) for lv in LEVELS[:-1]]
+                           + [int(m.get(f"pdc_hits_{lv}", 0)) for lv in LEVELS[:-2]])
+
+
+def events(run):
+    """What one event of the workload is, and how many the measured part had."""
+    wl = run.row["workload"]
+    if wl == "pagefault":
+        return "fault", int(run.result.get("minflt", 0))
+    if wl == "forkexec":
+        return "fork+exec", int(run.result.get("count", 0))
+    return None, 0
 
 
 def main():
@@ -105,250 +289,423 @@ def main():
     ap.add_argument("--logs", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--hw", help="analysis/hw/run's hw.csv, to set beside the model")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
 
-    runs = read_runs(a.logs)
-    data = {}          # (name, mode) -> (stats, insns, meta, result)
-    failed = []
-    for r in runs:
-        key = (r["name"], r["paging"])
-        path = os.path.join(a.logs, f"{r['name']}_{r['paging']}.csv")
-        if r["status"] != "0" or not os.path.exists(path):
-            failed.append(key)
-            continue
-        stats, insns = read_model(path)
-        meta, result = read_log(os.path.join(a.logs, f"{r['name']}_{r['paging']}.log"))
-        data[key] = (stats, insns, meta, result, r)
+    runs, data, failed = load(a.logs)
     if not data:
         sys.exit("report.py: no run produced a result; see " + a.logs)
-
-    # The presets in the plugin's order (presets.c): the first is the reference below.
-    presets = []
-    for (stats, *_rest) in data.values():
-        for (p, _) in stats:
-            if "-psc" not in p and p not in presets:
-                presets.append(p)
+    info = read_info(a.logs)
+    presets = [p for p in PRESETS if any(r.has(p) for r in data.values())]
     names = []
     for r in runs:
         if r["name"] not in names:
             names.append(r["name"])
-
-    # ---- walkmodel.csv: every run, preset and space ----
-    cols = ["workload", "paging", "preset", "space", "instructions", "accesses", "walks",
-            "walk_refs", "walk_cycles_lo", "walk_cycles_hi", "stale_refills", "walks_failed"]
-    cols += [f"accesses_{p}" for p in PAGES] + [f"refs_{l}" for l in LEVELS]
-    cols += [f"refs_at_{w}" for w in WHERE] + [f"psc_hits_{l}" for l in LEVELS[:-1]]
-    with open(os.path.join(a.out, "walkmodel.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for (name, mode), (stats, insns, _, _, _) in sorted(data.items()):
-            for (preset, sp), m in sorted(stats.items()):
-                if sp not in SPACES:
-                    continue
-                w.writerow([name, mode, preset, sp, insns.get(sp, 0), int(m["accesses"]),
-                            int(m["walks"]), int(refs(m)), int(m["walk_cycles_lo"]),
-                            int(m["walk_cycles_hi"]), int(m["stale_refills"]),
-                            int(m["walks_failed"])]
-                           + [int(m.get(f"accesses_{p}", 0)) for p in PAGES]
-                           + [int(refs(m, level=l)) for l in LEVELS]
-                           + [int(refs(m, where=x)) for x in WHERE]
-                           + [int(m.get(f"psc_hits_{l}", 0)) for l in LEVELS[:-1]])
+    write_csv(a.out, data)
 
     lines = []
     w = lines.append
     w("# What a page walk costs at five levels: the walk model\n")
-    w("Written by `analysis/walkmodel/run` (`make bench`) from `walkmodel.so` runs: a QEMU"
-      " TCG plugin that feeds every guest load and store of the measured part of a workload"
-      " to a model of the TLBs, paging-structure caches and caches of each preset, walking the"
-      " guest's own page tables. Every number is in `walkmodel.csv` next to this file. All"
-      " counts are of the marked part only (between `WALKMARK_START()` and `WALKMARK_STOP()`),"
-      " user and kernel together unless a column says otherwise.\n")
+    secs = [int(r["seconds"]) for r in runs if r["status"] == "0"]
+    w(f"Written by `{info.get('command', 'analysis/walkmodel/run')}` (`make bench`) at commit"
+      f" {info.get('commit', 'unknown')}, started {info.get('started', '?')}, in"
+      f" {fmt(int(info['seconds']) / 60, 0) + ' min' if 'seconds' in info else 'an unknown time'}"
+      f" ({len(secs)} plugin boots, two at a time; host: {info.get('host', '?')})."
+      " `walkmodel.so`, a QEMU TCG plugin, feeds every guest load and store of the measured"
+      " part of a workload to a model of the TLBs, upper-level caches and caches of each"
+      " preset, walking the guest's own page tables; a warm-up before the measured part"
+      " fills them first. Every number is in `walkmodel.csv` next to this file; counts are"
+      " of the measured part only, user and kernel together unless a column says otherwise."
+      " The presets and their sources: `analysis/walkmodel/presets.c`.\n")
     if failed:
-        w("**Runs without a result:** " + ", ".join(f"{n} paging {m}" for n, m in failed)
-          + ".\n")
+        w("**Runs without a result:** " + ", ".join(f"{n} paging {m}" for n, m in failed) + ".\n")
+
+    bounds_at = len(lines)      # the summary goes here once the tables are known
+    summary = {}
 
     # ---- key table ----
     w("## Key table: what the fifth level adds to page walks\n")
-    w("refs/walk: paging-structure entries a walk reads after its paging-structure-cache"
-      " hit. The fifth level's own cost is its PML5E reads: for the same access stream, a"
-      " 5-level walk reads exactly those references more than a 4-level walk (the model's"
-      " tests prove it), so they are priced within the 5-level run, at the preset's latency"
-      " for where each was served (L1, L2, L3, memory; low to high end of the preset's band)."
-      " Extra cycles/kI scale that by the run's walks per 1000 instructions. Share of run"
-      f" time: over 1000 instructions at a base CPI of {CPI_BAND[0]} to {CPI_BAND[1]} (an"
-      " assumption: the model knows no core's CPI) plus the run's walk cycles. The last"
-      " column compares the separate 4-level boot: its difference also holds where the page"
-      " tables happened to sit in physical memory (cache sets), which moves from boot to"
-      " boot.\n")
-    w("| workload | preset | walks/kI | refs/walk, 4-level boot | refs/walk, 5-level boot |"
-      " PML5E reads/walk | 5-level extra cycles/walk | extra cycles/kI |"
-      " extra, % of run time | cycles/walk, 5-level boot − 4-level boot |")
-    w("|---|---|---|---|---|---|---|---|---|---|")
-    key_rows = {}
+    w("refs/walk: entries a walk reads (faulting walks included). The fifth level's own cost"
+      " is its PML5E reads, and on AMD's design (zen4) its PDC lookups: for the same access"
+      " stream a 5-level walk reads exactly those more than a 4-level one (the model's tests"
+      " prove it for the split design), so they are priced within the 5-level run at the"
+      " preset's latency for where each was served (low to high end of the preset's band)."
+      f" Share of run time: those cycles over the run's own cycles, the instructions at a base"
+      f" CPI of {CPI_BAND[0]} to {CPI_BAND[1]} (an assumption) plus the data accesses, walks"
+      " and L2-TLB hits at the preset's latencies, everything serial: what a dependent"
+      " workload pays. GUPS has no share: its updates are independent, a core overlaps their"
+      " walks, and the model does not model overlap. The last column compares the separate"
+      " 4-level boot where both run the same layout (it also holds where the tables happened"
+      " to sit, which moves from boot to boot); the chase over regions 256 TiB apart has"
+      " none (4-level paging puts them in one region: the sparse control below compares"
+      " like with like).\n")
+    rows, key = [], {}
     for name in names:
-        if (name, "4") not in data or (name, "5") not in data:
+        r5, r4 = data.get((name, "5")), data.get((name, "4"))
+        if not r5:
             continue
-        for preset in presets:
-            m4 = combined(data[(name, "4")][0], preset)
-            m5 = combined(data[(name, "5")][0], preset)
-            stats5, insns5, *_ = data[(name, "5")]
-            ki = (insns5.get("user", 0) + insns5.get("kernel", 0)) / 1000.0
-            if not ki or not m4["walks"] or not m5["walks"]:
+        for p in presets:
+            if not r5.has(p) or not r5.walks(p):
                 continue
-            lat = stats5.get((preset, "-"), {})
-            wpk = m5["walks"] / ki
-            x = [sum(m5.get(f"refs_PML5E_{w_}", 0) * lat.get(f"latency_{w_}_{end}", 0)
-                     for w_ in WHERE) / m5["walks"] for end in ("lo", "hi")]
-            c5 = [c / m5["walks"] for c in walk_cycles(m5)]
-            c4 = [c / m4["walks"] for c in walk_cycles(m4)]
-            shares = [100.0 * x[e] * wpk / (1000 * cpi + c5[e] * wpk)
-                      for e in (0, 1) for cpi in CPI_BAND]
-            key_rows[(name, preset)] = (min(shares), max(shares))
-            w(f"| {name} | {preset} | {fmt(wpk)} | {fmt(refs(m4) / m4['walks'], 3)} |"
-              f" {fmt(refs(m5) / m5['walks'], 3)} | {fmt(refs(m5, level='PML5E') / m5['walks'], 4)} |"
-              f" {band(x[0], x[1], 3)} | {band(x[0] * wpk, x[1] * wpk, 2)} |"
-              f" {band(min(shares), max(shares), 3)} |"
-              f" {band(c5[0] - c4[0], c5[1] - c4[1], 2)} |")
+            ki = r5.insns / 1000.0
+            x = r5.fifth(p)
+            xw = [c / r5.walks(p) for c in x]
+            sh = r5.share(p, x)
+            key[(name, p)] = {"share": sh, "fifth_walk": xw, "pml5e": refs(r5.m(p), level="PML5E") / r5.walks(p),
+                              "fifth_ki": [c / ki for c in x]}
+            diff = "n/a: layouts differ" if name.startswith("chase-high") else "n/a"
+            if r4 and r4.has(p) and r4.walks(p) and not name.startswith("chase-high"):
+                c4 = [c / r4.walks(p) for c in r4.cycles(p)]
+                c5 = [c / r5.walks(p) for c in r5.cycles(p)]
+                diff = band(c5[0] - c4[0], c5[1] - c4[1])
+            rows.append([name, p, fmt(r5.walks(p) / ki), fmt(refs(r4.m(p)) / r4.walks(p), 3)
+                         if r4 and r4.has(p) and r4.walks(p) else "n/a",
+                         fmt(refs(r5.m(p)) / r5.walks(p), 3), fmt(key[(name, p)]["pml5e"], 4),
+                         band(xw[0], xw[1], 3), band(x[0] / ki, x[1] / ki, 2),
+                         band(sh, nd=3, unit="%") if sh else "n/a: overlap", diff])
+    table(w, ["workload", "preset", "walks/kI", "refs/walk, 4-level boot", "refs/walk, 5-level boot",
+              "PML5E reads/walk", "fifth-level cycles/walk", "fifth-level cycles/kI",
+              "fifth level, % of run time", "walk cycles/walk, 5-level − 4-level boot"], rows)
+
+    # ---- per event ----
+    w("## Per fault and per fork+exec\n")
+    w("The pagefault workload (lmbench lat_pagefault's method, one read fault per page of a"
+      " page-cache file) and fork+exec of a static no-op, per event, 5-level boot. A page fault"
+      " invalidates what the retried access would use (SDM Vol. 3A §4.10.4.1): the retry"
+      " walks from the root and reads the PML5E; zen4-noinval is AMD's design without that"
+      " (AMD documents neither). Each fault also charges the walk that faulted (read down to"
+      " the leaf the tables hold after the fault: at most one walk's reads). fork+exec: the"
+      " guest CPU has no PCID, so every context switch's CR3 write empties the caches and"
+      " the walks after it read the PML5E again; with PCID the entries of the other process"
+      " survive the switch, so these figures are the upper end for a core with PCID. Share:"
+      " the run's own cycles as in the key table.\n")
+    rows = []
+    for name in names:
+        r5, r4 = data.get((name, "5")), data.get((name, "4"))
+        if not r5:
+            continue
+        what, n = events(r5)
+        if not what or not n:
+            continue
+        for p in presets:
+            if not r5.has(p):
+                continue
+            x = r5.fifth(p)
+            sh = r5.share(p, x)
+            d = "n/a"
+            if r4 and r4.has(p):
+                n4 = events(r4)[1]
+                if n4:
+                    d = band(r5.cycles(p)[0] / n - r4.cycles(p)[0] / n4,
+                             r5.cycles(p)[1] / n - r4.cycles(p)[1] / n4, 1)
+            summary[(name, p)] = {"pml5e": refs(r5.m(p), level="PML5E") / n, "cycles": [c / n for c in x],
+                                  "share": sh, "insns": r5.insns / n, "what": what, "n": n}
+            rows.append([name, p, f"{n:,} {what}s", fmt(r5.insns / n, 0),
+                         fmt(refs(r5.m(p), level="PML5E") / n, 3), band(x[0] / n, x[1] / n, 2),
+                         band(sh, nd=3, unit="%") if sh else "n/a", d])
+        faults = r5.plugin.get("faults", {})
+        if faults:
+            w(f"- {name}: the plugin saw {faults.get('seen', 0):,} page-fault entries in the"
+              f" measured part, applied {faults.get('applied', 0):,} at their retried access and"
+              f" dropped {faults.get('dropped', 0):,} (a context switch came first); the"
+              f" workload counted {int(r5.result.get('minflt', 0)):,} minor faults.")
+    w("")
+    table(w, ["workload", "preset", "events", "instructions/event", "PML5E reads/event",
+              "fifth-level cycles/event", "fifth level, % of run time",
+              "walk cycles/event, 5-level − 4-level boot"], rows)
+
+    # ---- sparse layouts ----
+    w("## Sparse layouts: the like-for-like control\n")
+    w("The chase over 65536 pages in one mapping, over 16 mappings 512 GiB apart (below 47"
+      " bits: each its own PML4E, a layout both paging modes hold) and over 16 mappings"
+      " 256 TiB apart (each its own PML5E; 4-level paging ignores those hints and maps them"
+      " in one region). Walk cycles per walk (user and kernel), low to high end of the band."
+      " The fifth level's cost for a sparse layout is the 512 GiB row, 5-level − 4-level; what"
+      " spreading the same pages 256 TiB apart instead of 512 GiB costs on 5-level paging is"
+      " the difference of the two 5-level columns.\n")
+    layouts = [("chase-4k", "one region"), ("chase-sparse16", "16 regions 512 GiB apart"),
+               ("chase-high16", "16 regions 256 TiB apart")]
+    rows = []
+    for p in presets:
+        if p == "zen4-noinval":
+            continue
+        cells = {}
+        for name, _ in layouts:
+            for mode in ("4", "5"):
+                r = data.get((name, mode))
+                if r and r.has(p) and r.walks(p):
+                    cells[(name, mode)] = [c / r.walks(p) for c in r.cycles(p)]
+        for name, label in layouts:
+            c4, c5 = cells.get((name, "4")), cells.get((name, "5"))
+            at = data.get((name, "5"))
+            where = at.result.get("at_hint_regions", "") if at else ""
+            rows.append([p, label + (f" ({where} at their hint on 5-level)" if where and name != "chase-4k" else ""),
+                         band(*c4) if c4 else "n/a", band(*c5) if c5 else "n/a",
+                         band(c5[0] - c4[0], c5[1] - c4[1]) if c4 and c5 and name != "chase-high16"
+                         else "n/a: layouts differ" if c4 and c5 else "n/a"])
+        s5, h5 = cells.get(("chase-sparse16", "5")), cells.get(("chase-high16", "5"))
+        s4 = cells.get(("chase-sparse16", "4"))
+        summary[("sparse", p)] = {"level": [s5[i] - s4[i] for i in (0, 1)] if s5 and s4 else None,
+                                  "spread": [h5[i] - s5[i] for i in (0, 1)] if h5 and s5 else None}
+    table(w, ["preset", "layout", "cycles/walk, 4-level", "cycles/walk, 5-level", "5-level − 4-level"],
+          rows)
+    for p in presets:
+        s = summary.get(("sparse", p))
+        if s and s["spread"]:
+            w(f"- {p}: 256 TiB apart instead of 512 GiB, both on 5-level paging:"
+              f" {band(*s['spread'])} cycles per walk; the fifth level itself with the 512 GiB"
+              f" layout: {band(*s['level']) if s['level'] else 'n/a'}.")
     w("")
 
-    # ---- no5lvl as a control ----
+    # ---- region-count sweep ----
+    sweep_rows, series = [], defaultdict(list)
+    for k in REGION_COUNTS:
+        r = data.get((f"chase-high{k}", "5"))
+        if not r:
+            continue
+        for p in presets:
+            if p == "zen4-noinval" or not r.has(p) or not r.walks(p):
+                continue
+            x = r.fifth(p)
+            p5 = refs(r.m(p), level="PML5E") / r.walks(p)
+            sh = r.share(p, x)
+            sweep_rows.append([k, r.result.get("at_hint_regions", "?"), p, fmt(p5, 3),
+                               fmt(r.m(p).get("pdc_hits_PML5E", 0) / r.walks(p), 3),
+                               band(x[0] / r.walks(p), x[1] / r.walks(p), 3),
+                               fmt(refs(r.m(p)) / r.walks(p), 3), band(sh, nd=3, unit="%") if sh else "n/a"])
+            series[p].append((k, p5))
+            summary[("regions", k, p)] = {"pml5e": p5, "share": sh}
+    if sweep_rows:
+        w("## Where the answer flips: the number of 256 TiB regions\n")
+        w("The chase over 65536 pages shared out between K mappings 256 TiB apart (hints"
+          " k << 48), 5-level paging: each region has its own PML5E, PML4 table and below."
+          " Once a walk's upper levels no longer fit the preset's caches, the fifth level is"
+          " read on most walks. The sizes the step depends on are assumptions (splitpsc:"
+          " ChampSim's PML5E 2, PML4E 4, PDPTE 8, PDE 32; zen4: a 64-entry PDC holding PML5Es,"
+          " PML4Es and PDPTEs, 3 entries per region): the per-level sweep below shows which one.\n")
+        table(w, ["K", "at their hint", "preset", "PML5E reads/walk", "PML5E PDC hits/walk",
+                  "fifth-level cycles/walk", "refs/walk", "fifth level, % of run time"], sweep_rows)
+        w("![PML5E reads per walk against the number of regions](region-sweep.svg)\n")
+        with open(os.path.join(a.out, "region-sweep.csv"), "w", newline="") as f:
+            cw = csv.writer(f, lineterminator="\n")
+            cw.writerow(["regions", "at_hint", "preset", "pml5e_per_walk", "pml5e_pdc_hits_per_walk",
+                         "fifth_cycles_per_walk_lo", "fifth_cycles_per_walk_hi", "refs_per_walk",
+                         "share_pct_lo", "share_pct_hi"])
+            for k in REGION_COUNTS:
+                r = data.get((f"chase-high{k}", "5"))
+                for p in presets:
+                    if not r or p == "zen4-noinval" or not r.has(p) or not r.walks(p):
+                        continue
+                    x, wk = r.fifth(p), r.walks(p)
+                    sh = r.share(p, x) or (None, None)
+                    cw.writerow([k, r.result.get("at_hint_regions", ""), p,
+                                 f"{refs(r.m(p), level='PML5E') / wk:.5f}",
+                                 f"{r.m(p).get('pdc_hits_PML5E', 0) / wk:.5f}", f"{x[0] / wk:.4f}",
+                                 f"{x[1] / wk:.4f}", f"{refs(r.m(p)) / wk:.4f}",
+                                 "" if sh[0] is None else f"{sh[0]:.4f}", "" if sh[1] is None else f"{sh[1]:.4f}"])
+        plot(a.out, "region-sweep", "Chase over K regions 256 TiB apart, 5-level: PML5E reads per walk",
+             "regions (K)", "PML5E reads per walk", [(p, pts) for p, pts in series.items()],
+             "1, 2, 4, 8, 16, 32, 64, 255", "0.8:320")
+
+    # ---- per-level sweep ----
+    sw4, sw5 = data.get(("chase-high16", "4")), data.get(("chase-high16", "5"))
+    if sw5 and sw5.has("splitpsc-all0"):
+        w("## Which cache the step belongs to: one size at a time\n")
+        w("The chase over 16 regions 256 TiB apart, 5-level boot, with one level's cache of"
+          " splitpsc given N entries while the others keep their preset sizes (PDE 32, PDPTE 8,"
+          " PML4E 4, PML5E 2), every level at once, and zen4's PDC at N entries. PML5E reads per"
+          " walk, and refs/walk in parentheses; the 4-level boot's refs/walk for every level at"
+          " once (its regions fall back into one) in the last column.\n")
+        rows, pl, rows_csv = [], defaultdict(list), []
+        for n in SWEEP_SIZES:
+            cells = []
+            for s, _ in SWEEP_SERIES:
+                p = f"{s}{n}"
+                if not sw5.has(p) or not sw5.walks(p):
+                    cells.append("n/a")
+                    continue
+                p5 = refs(sw5.m(p), level="PML5E") / sw5.walks(p)
+                rp = refs(sw5.m(p)) / sw5.walks(p)
+                cells.append(f"{p5:.3f} ({rp:.2f})")
+                pl[s].append((n, p5))
+                r4 = refs(sw4.m(p)) / sw4.walks(p) if sw4 and sw4.has(p) and sw4.walks(p) else None
+                c5 = [c / sw5.walks(p) for c in sw5.cycles(p)]
+                rows_csv.append([s, n, "" if r4 is None else f"{r4:.4f}", f"{rp:.4f}", f"{p5:.5f}",
+                                 f"{c5[0]:.3f}", f"{c5[1]:.3f}"])
+            p = f"splitpsc-all{n}"
+            r4 = refs(sw4.m(p)) / sw4.walks(p) if sw4 and sw4.has(p) and sw4.walks(p) else None
+            rows.append([n] + cells + [fmt(r4, 2)])
+        table(w, ["N"] + [lbl for _, lbl in SWEEP_SERIES] + ["4-level boot, every level"], rows)
+        w("![PML5E reads per walk against one cache's size](level-sweep.svg)\n")
+        with open(os.path.join(a.out, "level-sweep.csv"), "w", newline="") as f:
+            cw = csv.writer(f, lineterminator="\n")
+            cw.writerow(["series", "entries", "refs_per_walk_4", "refs_per_walk_5", "pml5e_per_walk_5",
+                         "walk_cycles_per_walk_5_lo", "walk_cycles_per_walk_5_hi"])
+            cw.writerows(rows_csv)
+        plot(a.out, "level-sweep", "Chase over 16 regions 256 TiB apart, 5-level: one cache's size at a time",
+             "entries", "PML5E reads per walk", [(lbl, pl[s]) for s, lbl in SWEEP_SERIES if pl[s]],
+             "'0' 0.5, 1, 2, 4, 8, 16, 32, 64", "0.4:80")
+
+    # ---- control ----
     w("## Control: no5lvl against a CPU without LA57\n")
     w("A 5-level kernel booted with `no5lvl` runs 4-level tables: its walks must read as many"
-      " entries as on a CPU without LA57. refs/walk, preset "
-      f"{presets[0]}, user and kernel:\n")
-    w("| workload | paging 4 | no5lvl | 5 |")
-    w("|---|---|---|---|")
+      f" entries as on a CPU without LA57. refs/walk, preset {presets[0]}, user and kernel:\n")
+    rows = []
     for name in names:
         cells = []
         for mode in MODES:
-            if (name, mode) in data:
-                m = combined(data[(name, mode)][0], presets[0])
-                cells.append(fmt(refs(m) / m["walks"]) if m["walks"] else "n/a")
-            else:
-                cells.append("n/a")
-        w(f"| {name} | " + " | ".join(cells) + " |")
-    w("")
+            r = data.get((name, mode))
+            cells.append(fmt(refs(r.m(presets[0])) / r.walks(presets[0]))
+                         if r and r.has(presets[0]) and r.walks(presets[0]) else "n/a")
+        if any(c != "n/a" for c in cells[:2]):
+            rows.append([name] + cells)
+    table(w, ["workload", "paging 4", "no5lvl", "5"], rows)
 
-    # ---- where the extra references are ----
+    # ---- where ----
     w("## Where the 5-level references go\n")
-    w(f"Entries read per 1000 walks by level (preset {presets[0]}, 5-level run), and the"
-      " extra references per 1000 walks against the 4-level run. A PML5E read is the fifth"
-      " level's own; the other levels change only through the caches' reach.\n")
-    w("| workload | " + " | ".join(LEVELS) + " | extra refs per 1000 walks (5 − 4) |")
-    w("|---|" + "---|" * (len(LEVELS) + 1))
+    w(f"Entries read per 1000 walks by level (preset {presets[0]}, 5-level run), and the PDC"
+      " hits per 1000 walks at the levels AMD's design looks up (PDPTE, PML4E, PML5E).\n")
+    rows = []
     for name in names:
-        if (name, "5") not in data or (name, "4") not in data:
+        r = data.get((name, "5"))
+        if not r or not r.has(presets[0]) or not r.walks(presets[0]):
             continue
-        m5 = combined(data[(name, "5")][0], presets[0])
-        m4 = combined(data[(name, "4")][0], presets[0])
-        if not m5["walks"] or not m4["walks"]:
-            continue
-        per = [1000 * refs(m5, level=l) / m5["walks"] for l in LEVELS]
-        extra = 1000 * (refs(m5) / m5["walks"] - refs(m4) / m4["walks"])
-        w(f"| {name} | " + " | ".join(fmt(x, 0) for x in per) + f" | {fmt(extra, 0)} |")
-    w("")
+        m, wk = r.m(presets[0]), r.walks(presets[0])
+        rows.append([name] + [fmt(1000 * refs(m, level=lv) / wk, 0) for lv in LEVELS]
+                    + [fmt(1000 * m.get(f"pdc_hits_{lv}", 0) / wk, 0) for lv in LEVELS[:3]])
+    table(w, ["workload"] + LEVELS + [f"PDC hits {lv}" for lv in LEVELS[:3]], rows)
 
     # ---- page sizes ----
     w("## Page sizes, from the guest's own tables\n")
-    w("Every walk reads the guest's page tables from its RAM, so the size of each page is"
-      " the guest's (leaf at PTE, PDE or PDPTE). Share of accesses per page size, 5-level"
-      " run; the workloads run with transparent huge pages `never` (guest.sh), so user"
-      " memory is 4K by choice; the kernel's direct map is 2M and 1G where its layout"
-      " allows.\n")
-    w("| workload | THP | user 4K / 2M / 1G | kernel 4K / 2M / 1G |")
-    w("|---|---|---|---|")
+    w("Every walk reads the guest's page tables from its RAM, so the size of each page is the"
+      " guest's. Share of accesses per page size, 5-level run; the workloads run with"
+      " transparent huge pages `never` (guest.sh), so user memory is 4K by choice; the kernel's"
+      " direct map is 2M and 1G where its layout allows.\n")
+    rows = []
     for name in names:
-        if (name, "5") not in data:
+        r = data.get((name, "5"))
+        if not r:
             continue
-        stats, _, meta, _, _ = data[(name, "5")]
         cells = []
         for sp in SPACES:
-            m = stats.get((presets[0], sp), {})
+            m = r.stats.get((presets[0], sp), {})
             tot = sum(m.get(f"accesses_{p}", 0) for p in PAGES)
             cells.append(" / ".join(f"{100 * m.get(f'accesses_{p}', 0) / tot:.1f}%" if tot else "n/a"
                                     for p in PAGES))
-        thp = meta.get("thp", "?")
+        thp = r.meta.get("thp", "?")
         thp = thp[thp.find("[") + 1:thp.find("]")] if "[" in thp else thp
-        w(f"| {name} | {thp} | {cells[0]} | {cells[1]} |")
-    w("")
-
-    # ---- PSC sweep ----
-    sweep = []
-    for (name, mode), (stats, *_rest) in data.items():
-        for (preset, sp) in stats:
-            if "-psc" in preset and sp == "user":
-                n = int(preset.rsplit("-psc", 1)[1])
-                m = stats[(preset, "user")]
-                sweep.append((name, mode, n, refs(m), m["walks"], refs(m, level="PML5E")))
-    if sweep:
-        by = defaultdict(dict)
-        for name, mode, n, r, wk, r5 in sweep:
-            by[(name, n)][mode] = (r, wk, r5)
-        with open(os.path.join(a.out, "psc-sweep.csv"), "w", newline="") as f:
-            cw = csv.writer(f)
-            cw.writerow(["workload", "psc_entries", "refs_per_walk_4", "refs_per_walk_5",
-                         "extra_refs_per_walk", "pml5e_refs_per_walk"])
-            rows = []
-            for (name, n), v in sorted(by.items(), key=lambda x: (x[0][0], x[0][1])):
-                if "4" in v and "5" in v and v["4"][1] and v["5"][1]:
-                    r4 = v["4"][0] / v["4"][1]
-                    r5 = v["5"][0] / v["5"][1]
-                    rows.append((name, n, r4, r5, r5 - r4, v["5"][2] / v["5"][1]))
-                    cw.writerow([name, n, f"{r4:.4f}", f"{r5:.4f}", f"{r5 - r4:.4f}",
-                                 f"{v['5'][2] / v['5'][1]:.4f}"])
-        w("## The fifth level against paging-structure-cache size\n")
-        w("User-space walks of the chase over 16 regions of 256 TiB, with every paging-structure"
-          " cache given N entries (preset " + presets[0] + " otherwise): the extra entries a"
-          " 5-level walk reads against the same chase on 4-level paging, and the PML5E reads"
-          " among them. ![extra references against PSC size](psc-sweep.svg)\n")
-        w("| PSC entries | refs/walk, 4-level | refs/walk, 5-level | extra | PML5E reads/walk |")
-        w("|---|---|---|---|---|")
-        for name, n, r4, r5, d, p5 in rows:
-            w(f"| {n} | {r4:.3f} | {r5:.3f} | {d:.3f} | {p5:.3f} |")
-        w("")
-        plot_sweep(a.out, rows)
+        rows.append([name, thp] + cells)
+    table(w, ["workload", "THP", "user 4K / 2M / 1G", "kernel 4K / 2M / 1G"], rows)
 
     # ---- nested ----
-    w("## The same walks virtualised (nested paging), computed\n")
-    w("A guest walk that reads g entries needs a host walk of h levels for each of them and"
-      " for the final guest-physical address: g + (g + 1) · h references with no host-side"
-      " caching (24 for 4-on-4 and 35 for 5-on-5 when g = h). With g from the model (preset "
-      f"{presets[0]}, after its paging-structure caches), host side uncached:\n")
-    w("| workload | g, 4-level | nested refs/walk, 4 on 4 | g, 5-level | nested refs/walk, 5 on 5 |")
-    w("|---|---|---|---|---|")
+    nested_rows, nested_csv = [], []
     for name in names:
-        if (name, "4") not in data or (name, "5") not in data:
+        r4, r5 = data.get((name, "4")), data.get((name, "5"))
+        if not r5:
             continue
-        g = {}
-        for mode in ("4", "5"):
-            m = combined(data[(name, mode)][0], presets[0])
-            g[mode] = refs(m) / m["walks"] if m["walks"] else 0
-        w(f"| {name} | {g['4']:.2f} | {g['4'] + (g['4'] + 1) * 4:.2f} | {g['5']:.2f} |"
-          f" {g['5'] + (g['5'] + 1) * 5:.2f} |")
-    w("")
+        for design, (h4, h5) in NESTED.items():
+            cells = {}
+            for g, r in (("4", r4), ("5", r5)):
+                for h, p in (("4", h4), ("5", h5)):
+                    if r and r.has(p) and r.walks(p):
+                        ki = r.insns / 1000.0
+                        cells[(g, h)] = ((refs(r.m(p)) + refs(r.m(p), prefix="nrefs")) / r.walks(p),
+                                         [c / r.walks(p) for c in r.cycles(p)], [c / ki for c in r.cycles(p)])
+            if ("5", "4") not in cells or ("5", "5") not in cells:
+                continue
+            row = [name, design]
+            for gh in (("4", "4"), ("4", "5"), ("5", "4"), ("5", "5")):
+                c = cells.get(gh)
+                row.append(f"{c[0]:.2f} / {band(*c[1], nd=1)}" if c else "n/a")
+                if c:
+                    nested_csv.append([name, design, gh[0], gh[1], f"{c[0]:.4f}", f"{c[1][0]:.3f}",
+                                       f"{c[1][1]:.3f}", f"{c[2][0]:.3f}", f"{c[2][1]:.3f}"])
+            # The host's fifth level: the same boot, the same accesses, a 5- and a 4-level
+            # host: exact. The guest's: its PML5E reads in the 5/5 run, priced.
+            host = {g: [cells[(g, "5")][2][i] - cells[(g, "4")][2][i] for i in (0, 1)]
+                    for g in ("4", "5") if (g, "4") in cells and (g, "5") in cells}
+            ki = r5.insns / 1000.0
+            guest = [c / ki for c in r5.fifth(h5)]
+            both = [host["5"][i] + guest[i] for i in (0, 1)]
+            sh = r5.share(h5, [b * ki for b in both])
+            row += [band(*host["4"], nd=1) if "4" in host else "n/a", band(*host["5"], nd=1),
+                    band(*guest, nd=1), band(*both, nd=1), band(sh, nd=2, unit="%") if sh else "n/a: overlap"]
+            summary[("nested", name, design)] = {"host4": host.get("4"), "both": both, "share": sh}
+            nested_rows.append(row)
+    w("## Virtualised: two-dimensional walks, guest/host 4/4 to 5/5\n")
+    w("A guest walks its own tables through the host's nested tables (EPT/NPT): each guest"
+      " entry's guest-physical address and the data's need a host walk. The model builds the"
+      " host's tables for the guest's physical memory (4K pages: the most they can cost), with"
+      " a 16-entry nested TLB and host-side caches (Intel: EPT paging-structure caches at"
+      " ChampSim's sizes, combined guest mappings; AMD: host entries in the same PDC): sizes"
+      " marked ASSUMPTION in presets.c. Guest levels are the boot's, host levels the preset's"
+      " (zen4-npt4/5, goldencove-ept4/5). Each cell: refs/walk (guest and host) / walk"
+      " cycles per walk. The host's fifth level is exact: the same boot runs a 4- and a"
+      " 5-level host on the same accesses (cycles per 1000 instructions, 5-level host − 4-level"
+      " host); the guest's is its PML5E reads in the 5/5 run, priced as in the key table;"
+      " both together as a share of the 5/5 run's time (dependent workloads).\n")
+    if nested_rows:
+        table(w, ["workload", "design", "4/4", "4/5", "5/4", "5/5",
+                  "host's 5th level, 4-level guest (cycles/kI)", "host's 5th level, 5-level guest",
+                  "guest's 5th level, 5/5", "both, 5/5", "both, % of run time"], nested_rows)
+        with open(os.path.join(a.out, "nested.csv"), "w", newline="") as f:
+            cw = csv.writer(f, lineterminator="\n")
+            cw.writerow(["workload", "design", "guest_levels", "host_levels", "refs_per_walk",
+                         "walk_cycles_per_walk_lo", "walk_cycles_per_walk_hi", "walk_cycles_per_ki_lo",
+                         "walk_cycles_per_ki_hi"])
+            cw.writerows(nested_csv)
+    else:
+        w("No nested presets in these runs.\n")
+    w("The uncached upper bound, computed (not modelled): a guest walk of g entries after its"
+      " own caches needs a host walk of h levels for each of them and for the data, g + (g + 1)"
+      f" h references with nothing cached on the host side. g from the model (preset"
+      f" {presets[0]}):\n")
+    rows = []
+    for name in names:
+        r4, r5 = data.get((name, "4")), data.get((name, "5"))
+        if not r4 or not r5 or not r4.walks(presets[0]) or not r5.walks(presets[0]):
+            continue
+        g4 = refs(r4.m(presets[0])) / r4.walks(presets[0])
+        g5 = refs(r5.m(presets[0])) / r5.walks(presets[0])
+        rows.append([name, f"{g4:.2f}", f"{g4 + (g4 + 1) * 4:.2f}", f"{g5:.2f}", f"{g5 + (g5 + 1) * 5:.2f}"])
+    table(w, ["workload", "g, 4-level", "uncached bound, 4 on 4", "g, 5-level", "uncached bound, 5 on 5"],
+          rows)
 
     # ---- AMD ----
     w("## Against AMD's Zen 4 figures\n")
     w("AMD measured kernels with `CONFIG_X86_5LEVEL` compiled in (running 5-level) and"
-      " compiled out on Zen 4. The model prices only the hardware walk of 5-level paging:"
-      " the extra walk cycles as a share of run time (preset zen4, band above). The kernel's"
-      " software paths (the `pgtable_l5_enabled()` branches, the extra level's allocation) are"
-      " the instruction counts of `results.md`, not this model.\n")
-    w("| benchmark | AMD, 5-level vs compiled out | workload here | model: 5-level extra walk cycles, % of run time |")
-    w("|---|---|---|---|")
+      " compiled out on Zen 4 (LKML `<80734605-1926-4ac7-9c63-006fe3ea6b6a@amd.com>`). The"
+      " model prices only the hardware walk's fifth level (preset zen4, share as in the key"
+      " table); the kernel's software paths are the instruction counts of `results.md`.\n")
+    rows = []
     for bench, wl, pct in AMD_ZEN4:
-        row = key_rows.get((wl, "zen4")) if wl else None
-        model = band(row[0], row[1], 3) + "%" if row else "n/a (no such workload here)"
-        w(f"| {bench} | {pct:+.2f}% | {wl or '—'} | {model} |")
-    w("")
-    w("All five published figures are slowdowns (a latency up, throughputs down). A"
-      " model figure of the same size explains a published one as page-walk cost; one far"
-      " smaller says the published slowdown comes from elsewhere: the kernel's software"
-      " paths (the instruction counts of results.md, compiled-out kernel included), page"
-      " sizes (AMD's runs presumably had THP; these run 4K pages), or working sets and"
-      " address-space layouts this model was not given. Redis and memcached, dominated by"
-      " the network stack, have no workload here.\n")
+        k = key.get((wl, "zen4")) if wl else None
+        if not wl:
+            model = "n/a (no such workload here)"
+        elif not k:
+            model = "n/a (not run)"
+        elif k["share"]:
+            model = band(k["share"], nd=3, unit="%")
+        else:
+            model = f"no share (overlap); {band(*k['fifth_ki'], nd=2)} fifth-level cycles per 1000 instructions"
+        rows.append([bench, f"{pct:+.2f}%", wl or "—", model])
+    table(w, ["benchmark", "AMD, 5-level vs compiled out", "workload here", "model: the fifth level's walk cycles"],
+          rows)
+    w("A model figure of the same size would explain a published one as page-walk cost; one far"
+      " smaller says the published slowdown comes from elsewhere: the kernel's software paths,"
+      " page sizes (AMD's runs presumably had THP; these run 4K pages), or working sets and"
+      " layouts this model was not given. Redis and memcached have no workload here.\n")
+
+    # ---- hardware ----
+    w("## Measured on hardware\n")
+    if a.hw and os.path.exists(a.hw):
+        hw_section(w, a.hw, data)
+    else:
+        w("No measurement here: none of the machines this ran on has LA57. `analysis/hw/run`"
+          " runs the same workloads natively under `perf stat` on a 5-level boot and a `no5lvl`"
+          " boot of an LA57 machine and writes `hw.csv` in this report's columns; `report.py"
+          " --hw hw.csv` then sets it beside the model.\n")
 
     # ---- cost of the model ----
     plain_secs = None
@@ -359,15 +716,13 @@ def main():
                  if r["name"] == "chase-4k" and r["paging"] == "5" and r["status"] == "0"]
     w("## Cost of the model\n")
     if plain_secs and with_secs:
-        w(f"The chase-4k boot on paging 5 (boot, set-up and the measured chase) took"
-          f" {with_secs[0]} s of host time with the plugin modelling {len(presets)} presets and"
-          f" {plain_secs} s without it (plain TCG, also --icount): {with_secs[0] / plain_secs:.1f}x."
-          " Both boots include boot and set-up, where the plugin only returns early; the"
-          " plugin boot ran beside another one (two at a time), the plain one alone: an upper"
-          " bound for the whole boot, not the slowdown of the measured part alone.\n")
+        n = len(next(iter(data.values())).plugin.get("presets", []))
+        w(f"The chase-4k boot on paging 5 took {with_secs[0]} s of host time with the plugin"
+          f" modelling {n} presets and {plain_secs} s without it (plain TCG, also --icount):"
+          f" {with_secs[0] / plain_secs:.1f}x, boot and set-up included; the plugin boot ran"
+          " beside another one, the plain one alone.\n")
     else:
         w("Not measured in this run (quick mode, or the plain run failed).\n")
-    secs = [int(r["seconds"]) for r in runs if r["status"] == "0"]
     if secs:
         w(f"Plugin boots: {len(secs)}, {sum(secs)} s of host time in all, two at a time"
           f" (longest {max(secs)} s).\n")
@@ -375,54 +730,122 @@ def main():
     w("## Assumptions and limits\n")
     for item in [
         "One vCPU. The guest CPU (qemu64, with la57 on 5-level boots) has no PCID: every CR3"
-        " write flushes the non-global TLB entries and all paging-structure caches.",
+        " write flushes the non-global TLB entries and all upper-level caches.",
         "The INVLPG operand is not visible to a version-1 plugin: an INVLPG drops all"
-        " paging-structure caches (as the instruction does) but not the one TLB entry; an"
-        " access whose physical page changed since its TLB fill is re-walked (stale refill).",
+        " upper-level caches (as the instruction does) but not the one TLB entry; an access"
+        " whose physical page changed since its TLB fill is re-walked (stale refill).",
         "INVPCID and MOV to CR4 are modelled as flushing everything (the kernel writes CR4 to"
         " toggle PGE); neither is used for anything else in the measured parts.",
+        "Page faults: the plugin sees the entry of the guest's #PF handler, not the faulting"
+        " address; it applies the fault at the next access to the user half, the retry (the"
+        " workloads fault only on user addresses). The walk that faulted is charged down to the"
+        " leaf the tables hold afterwards (an upper bound by the levels below a missing"
+        " table).",
         "Instruction fetches are not modelled (no ITLB); walks for data only.",
-        "Walks that fault are not seen: QEMU reports an access only once it succeeds, so a"
-        " faulting access's walk and its retry count as one walk.",
-        "Paging-structure caches follow Intel's split design (SDM 4.10.3) for every preset;"
-        " AMD's page-walk cache differs in organisation; sizes not published are named as"
-        " assumptions in presets.c.",
+        "Upper-level caches: Intel documents its split paging-structure caches, not their"
+        " sizes (ChampSim's are used: ASSUMPTION, swept); AMD documents PDEs in the L2 DTLB and"
+        " a 64-entry PDC for Family 17h (assumed for Zen 4, PML5Es included, tagged by physical"
+        " address after Barr, Cox and Rixner, ISCA 2010).",
         "Latencies are load-to-use latencies of the cache levels; a walk's references are"
-        " serial, so walk cycles add them up; no overlap with other work is modelled.",
+        " serial, so walk cycles add them up; no overlap with other work is modelled. Shares"
+        f" take the instructions at a base CPI of {CPI_BAND[0]} to {CPI_BAND[1]}.",
+        "Nested paging: host tables of 4K pages built by the model, nested TLB and host-side"
+        " cache sizes assumed; the guest's physical layout is the TCG guest's.",
         "The guest runs without KASLR (nokaslr), so the plugin finds the running page-table"
-        " root through the kernel's symbols.",
+        " root and the fault entry through the kernel's symbols.",
     ]:
         w(f"- {item}")
     w("")
+
+    lines[bounds_at:bounds_at] = bounds(summary, key, presets)
     with open(os.path.join(a.out, "walkmodel.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def plot_sweep(out, rows):
-    dat = os.path.join(out, "psc-sweep.dat")
-    with open(dat, "w") as f:
-        f.write("# psc_entries extra_refs_per_walk pml5e_refs_per_walk\n")
-        for _, n, _, _, d, p5 in rows:
-            f.write(f"{n} {d:.5f} {p5:.5f}\n")
-    # log2 x axis: the sizes double; x = 0 is drawn at 0.5 and labelled 0.
-    script = f"""
-set datafile commentschars '#'
-set xlabel 'entries in each paging-structure cache'
-set ylabel 'references per walk (mean over all walks)'
-set logscale x 2
-set xtics ('0' 0.5, 1, 2, 4, 8, 16, 32, 64)
-set xrange [0.4:100]
-# from just below zero: the difference of two boots can dip under it by a hair
-set yrange [-0.2:*]
-set key top right
-set grid
-set title 'Chase over 16 regions of 256 TiB: 5-level walks read more (mean per walk)'
-plot '{dat}' using ($1 == 0 ? 0.5 : $1):2 with linespoints title 'extra references, 5-level - 4-level', \\
-     '' using ($1 == 0 ? 0.5 : $1):3 with linespoints title 'PML5E reads, 5-level'
-"""
-    for term, ext in (("pngcairo size 900,540", "png"), ("svg size 900,540", "svg")):
-        subprocess.run(["gnuplot"], input=f"set terminal {term}\nset output '{out}/psc-sweep.{ext}'\n"
-                       + script, text=True, check=True)
+def bounds(summary, key, presets):
+    """The answer as bounds, each with the conditions it holds under."""
+    out = ["## What the fifth level costs: bounds and their conditions\n"]
+    real = [p for p in ("zen4", "goldencove") if p in presets]
+    one_region = ["chase-4k", "bsearch"]
+    shares = [(k[0], k[1], v["share"]) for k, v in key.items()
+              if k[0] in one_region and k[1] in real and v["share"]]
+    if shares:
+        wl, p, hi = max(shares, key=lambda s: s[2][1])
+        out.append(f"- **Inside one 256 TiB region** (chase over 256 MiB of 4K pages, binary"
+                   f" search over 1 GiB), with the caches of {' and '.join(real)} as sized in"
+                   f" presets.c: at most {hi[1]:.3f}% of run time ({wl}, {p}); GUPS, whose walks a"
+                   " core overlaps, at most"
+                   f" {max((v['fifth_ki'][1] for k, v in key.items() if k[0].startswith('gups') and k[1] in real), default=0):.2f}"
+                   " fifth-level cycles per 1000 instructions. With no upper-level cache at all"
+                   " (nopsc, a bound no real core has): "
+                   + ", ".join(f"{k[0]} {band(v['share'], nd=2, unit='%')}" for k, v in key.items()
+                               if k[1] == "nopsc" and k[0] in one_region and v["share"]) + ".")
+    for wl in ("pagefault", "forkexec"):
+        for p in real + ["zen4-noinval"]:
+            s = summary.get((wl, p))
+            if not s:
+                continue
+            out.append(f"- **Per {s['what']}** ({p}"
+                       + (", no invalidation on a fault: AMD's other possible behaviour" if p == "zen4-noinval" else "")
+                       + f"): {s['pml5e']:.3f} PML5E reads, {band(*s['cycles'])} cycles"
+                       + (f", {band(s['share'], nd=3, unit='%')} of its time" if s["share"] else "")
+                       + (" (no PCID: every context switch empties the caches; with PCID, less)"
+                          if wl == "forkexec" else "") + ".")
+    for p in real:
+        flip = [k for k in REGION_COUNTS if summary.get(("regions", k, p), {}).get("pml5e", 0) > 0.05]
+        top = summary.get(("regions", 255, p))
+        if flip or top:
+            out.append(f"- **Sparse layouts** ({p}): a PML5E read on more than 5% of walks from"
+                       f" {flip[0] if flip else 'more than 255'} regions 256 TiB apart on"
+                       + (f"; with 255 regions {top['pml5e']:.2f} per walk" if top else "")
+                       + (f", {band(top['share'], nd=2, unit='%')} of the chase's run time" if top and top["share"] else "")
+                       + ". The step sits where the regions' upper-level entries outgrow the caches"
+                         " (assumed sizes: see the sweeps).")
+        s = summary.get(("sparse", p))
+        if s and s["level"]:
+            out.append(f"  Like for like (16 regions 512 GiB apart, both paging modes): the fifth"
+                       f" level adds {band(*s['level'])} cycles per walk.")
+    for design in ("zen4", "goldencove"):
+        s = summary.get(("nested", "chase-4k", design))
+        if s:
+            out.append(f"- **In a VM** ({design}, chase in one region, the host mapping guest memory"
+                       f" with 4K pages): the guest's and the host's fifth levels together add"
+                       f" {band(*s['both'], nd=1)} walk cycles per 1000 instructions"
+                       + (f" ({band(s['share'], nd=2, unit='%')} of run time)" if s["share"] else "")
+                       + (f"; a 5-level host under a 4-level guest {band(*s['host4'], nd=1)}" if s["host4"] else "")
+                       + ".")
+    out.append("")
+    out.append("Each bound holds for the cache design and sizes named (presets.c; sizes no"
+               " vendor publishes are assumptions, swept below), a core without PCID, 4K pages,"
+               " and serial walks; the tables below give every figure it comes from.\n")
+    return out
+
+
+def hw_section(w, path, data):
+    """Measured (analysis/hw/run) beside modelled: walks per 1000 instructions and, where
+    the core counts them, walk cycles per walk."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for r in rows:
+        run = data.get((r["workload"], r["paging"]))
+        p = "zen4" if "AMD" in r["cpu"] else "goldencove"
+        model = model_cycles = "n/a"
+        if run and run.has(p) and run.walks(p):
+            model = fmt(run.walks(p) / (run.insns / 1000.0))
+            model_cycles = band(*[c / run.walks(p) for c in run.cycles(p)], nd=1)
+        ins = float(r["instructions"] or 0)
+        walks = float(r["walks"] or 0)
+        wc = r.get("walk_cycles", "")
+        out.append([r["workload"], r["paging"], r["cpu"], r["space"], r["runs"],
+                    fmt(1000 * walks / ins) if ins else "n/a", model,
+                    fmt(float(wc) / walks, 1) if wc and walks else "n/a (not counted)",
+                    model_cycles])
+    w("From " + os.path.basename(path) + " (`analysis/hw/run`), medians over its runs, beside"
+      " the model's preset for that vendor (zen4 for AMD, goldencove for Intel). A measured"
+      " walk's cycles include what overlaps it; the model's add its reads up serially.\n")
+    table(w, ["workload", "paging", "cpu", "space", "runs", "walks/kI, measured", "walks/kI, model",
+              "walk cycles/walk, measured", "walk cycles/walk, model"], out)
 
 
 if __name__ == "__main__":

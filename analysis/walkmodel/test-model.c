@@ -181,7 +181,7 @@ static void seq_stream(struct wm_model *m, struct pt *t, int n)
 static void test_sequential(void)
 {
 	struct pt t = { .levels = 5, .leaf = 1, .present = true };
-	struct wm_model *m = new_model(wm_preset_find("zen4"));
+	struct wm_model *m = new_model(wm_preset_find("splitpsc"));
 	const struct wm_space_stats *s = ust(m);
 
 	/*
@@ -257,7 +257,7 @@ static void round_robin(struct wm_model *m, struct pt *t, uint64_t stride, int n
 
 static void test_psc_round_robin(void)
 {
-	struct wm_preset p = *wm_preset_find("zen4");
+	struct wm_preset p = *wm_preset_find("splitpsc");
 	struct pt t = { .levels = 5, .leaf = 1, .present = true };
 	struct wm_model *m;
 	const struct wm_space_stats *s;
@@ -381,8 +381,8 @@ static void test_levels(void)
 {
 	struct pt t5 = { .levels = 5, .leaf = 1, .present = true };
 	struct pt t4 = { .levels = 4, .leaf = 1, .present = true };
-	struct wm_model *m5 = new_model(wm_preset_find("zen4"));
-	struct wm_model *m4 = new_model(wm_preset_find("zen4"));
+	struct wm_model *m5 = new_model(wm_preset_find("splitpsc"));
+	struct wm_model *m4 = new_model(wm_preset_find("splitpsc"));
 	uint64_t pml5e = 0;
 
 	/*
@@ -423,7 +423,7 @@ static void test_levels(void)
 /* ---- 4: flushes ------------------------------------------------------------------ */
 
 /*
- * The flush fixture (zen4, 5-level, 4K pages), after which counters are reset:
+ * The flush fixture (splitpsc, 5-level, 4K pages), after which counters are reset:
  *   PCID 1 current; A and B: non-global pages of the region at BASE, under PCID 1;
  *   G: a global kernel page (filled under PCID 1); C: a page of the same region as A,
  *   under PCID 2. PSC entries: PCID 1 for BASE's region and G's, PCID 2 for BASE's.
@@ -444,7 +444,7 @@ static struct pt fx_g = { .levels = 5, .leaf = 1, .present = true, .global = tru
 
 static struct wm_model *fixture(void)
 {
-	struct wm_model *m = new_model(wm_preset_find("zen4"));
+	struct wm_model *m = new_model(wm_preset_find("splitpsc"));
 
 	wm_write_cr3(m, 1, false);
 	acc(m, &fx_t, VA_A);
@@ -706,7 +706,7 @@ static void test_flushes(void)
 static void test_stale(void)
 {
 	struct pt t = { .levels = 5, .leaf = 1, .present = true };
-	struct wm_model *m = new_model(wm_preset_find("zen4"));
+	struct wm_model *m = new_model(wm_preset_find("splitpsc"));
 	const struct wm_space_stats *s = ust(m);
 
 	/*
@@ -735,7 +735,7 @@ static void test_stale(void)
 	 */
 	begin();
 	wm_model_free(m);
-	m = new_model(wm_preset_find("zen4"));
+	m = new_model(wm_preset_find("splitpsc"));
 	s = ust(m);
 	t.pa_delta = 0;
 	acc(m, &t, VA_A);
@@ -762,7 +762,7 @@ static void test_stale(void)
 static void test_cache_levels(void)
 {
 	struct pt t = { .levels = 5, .leaf = 1, .present = true };
-	struct wm_model *m = new_model(wm_preset_find("zen4"));
+	struct wm_model *m = new_model(wm_preset_find("splitpsc"));
 	const struct wm_space_stats *s = ust(m);
 	uint64_t page80 = BASE + 80 * PG;
 
@@ -806,12 +806,12 @@ static void test_cache_levels(void)
 static void test_1g(void)
 {
 	struct pt t = { .levels = 5, .leaf = 3, .present = true };
-	struct wm_model *m = new_model(wm_preset_find("zen4"));
+	struct wm_model *m = new_model(wm_preset_find("splitpsc"));
 	const struct wm_space_stats *s = ust(m);
 	uint64_t v0 = BASE + 0x123000;	/* in the 1G page [1G, 2G), its 2M part 0 */
 
 	/*
-	 * zen4 keeps 1G pages in the L2 TLB as 2M entries for the 2M part used.
+	 * splitpsc (Zen 4's TLBs) keeps 1G pages in the L2 TLB as 2M entries for the 2M part used.
 	 * 1: v0 walks (PML5E, PML4E, PDPTE: 3 reads).
 	 * 2: 72 other 1G pages, page k+2 at its 2M part k (so their smashed entries spread
 	 *    over the L2's sets, k & 127): 72 walks, v0 leaves the 72-entry L1 1G array.
@@ -845,7 +845,7 @@ static void test_1g(void)
 	EQ("other 1G pages stay", s->l2_tlb_misses, 147);
 	EQ("page_accesses[1G]", s->page_accesses[WM_1G], 150);
 	EQ("page_accesses[2M]", s->page_accesses[WM_2M], 0);
-	end("zen4: 1G pages smashed into 2M L2 entries, refilled to L1 as 1G");
+	end("splitpsc (Zen 4 TLBs): 1G pages smashed into 2M L2 entries, refilled to L1 as 1G");
 	wm_model_free(m);
 
 	/* goldencove: an 8-entry L1 1G array and a 1G STLB array. v0, then 8 other 1G
@@ -871,7 +871,7 @@ static void test_1g(void)
 static void test_failed(void)
 {
 	struct pt t = { .levels = 5, .leaf = 1, .present = false };
-	struct wm_model *m = new_model(wm_preset_find("zen4"));
+	struct wm_model *m = new_model(wm_preset_find("splitpsc"));
 	const struct wm_space_stats *s = ust(m);
 
 	/*
@@ -922,7 +922,7 @@ static bool pow2_or_0(unsigned int x)
 static void test_presets(void)
 {
 	begin();
-	for (const char *const *n = (const char *const[]){ "zen4", "goldencove", "nopsc", NULL };
+	for (const char *const *n = (const char *const[]){ "splitpsc", "goldencove", "nopsc", NULL };
 	     *n; n++) {
 		const struct wm_preset *p = wm_preset_find(*n);
 
@@ -961,15 +961,41 @@ static void test_presets(void)
 	}
 	for (int l = 0; l < WM_NLEVELS; l++)
 		EQ("nopsc has no PSC", wm_preset_find("nopsc")->psc_entries[l], 0);
-	TRUE("zen4 has PSCs", wm_preset_find("zen4")->psc_entries[WM_PDE] > 0);
+	TRUE("splitpsc has PSCs", wm_preset_find("splitpsc")->psc_entries[WM_PDE] > 0);
 	end("every preset: a source, power-of-two sets, an L1 DTLB for 4K, sane latencies");
+
+	/* What the names promise: a preset called zen4 models AMD's design, never Intel's;
+	 * every Intel-style preset invalidates on a fault as the SDM says; a virtualised one
+	 * has a 4- or 5-level host and a nested TLB. */
+	begin();
+	for (int i = 0; wm_presets[i]; i++) {
+		const struct wm_preset *p = wm_presets[i];
+
+		if (!strncmp(p->name, "zen4", 4)) {
+			EQ(p->name, p->psc_design, WM_PSC_PDC);
+			TRUE("zen4: PDC and unified L2 TLB", p->pdc_entries && p->l2_tlb_unified);
+			TRUE("PDC hit band", p->pdc_hit.lo > 0 && p->pdc_hit.lo <= p->pdc_hit.hi);
+		}
+		if (p->psc_design == WM_PSC_SPLIT)
+			TRUE("Intel-style: fault invalidates", p->fault_invalidates);
+		if (strstr(p->name, "-npt") || strstr(p->name, "-ept")) {
+			EQ("host levels in the name", p->host_levels,
+			   p->name[strlen(p->name) - 1] - '0');
+			TRUE("nested TLB", p->ntlb_entries > 0);
+		} else {
+			EQ("native", p->host_levels, 0);
+		}
+	}
+	EQ("zen4-noinval keeps its caches on a fault",
+	   wm_preset_find("zen4-noinval")->fault_invalidates, 0);
+	end("preset names: zen4* is AMD's design, -nptN/-eptN a host of N levels");
 }
 
 /* ---- 8: cycles ------------------------------------------------------------------- */
 
 static void test_cycles(void)
 {
-	struct wm_preset p = *wm_preset_find("zen4");
+	struct wm_preset p = *wm_preset_find("splitpsc");
 	struct pt t = { .levels = 5, .leaf = 1, .present = true };
 	struct wm_model *m;
 	struct wm_band b;
@@ -993,7 +1019,11 @@ static void test_cycles(void)
 	DEQ("kernel walk cycles", b.lo + b.hi, 0);
 	b = wm_l2_hit_cycles(m, WM_USER);
 	DEQ("L2 hit cycles", b.lo + b.hi, 0);
-	end("wm_walk_cycles on a hand-computed stream");
+	/* The 64 data accesses all came from memory: 64 x [1000, 2000]. */
+	b = wm_data_cycles(m, WM_USER);
+	DEQ("data cycles lo", b.lo, 64000);
+	DEQ("data cycles hi", b.hi, 128000);
+	end("wm_walk_cycles and wm_data_cycles on a hand-computed stream");
 
 	/* 72 new pages push page 0 out of the L1 DTLB (72 misses, 72 walks), then page 0:
 	 * an L1 miss that hits the L2: one L2 hit, [7, 9] cycles. */
@@ -1009,6 +1039,431 @@ static void test_cycles(void)
 	DEQ("L2 hit cycles hi", b.hi, 9);
 	end("wm_l2_hit_cycles counts L1 misses that hit the L2 TLB");
 	wm_model_free(m);
+}
+
+/* ---- 9: page faults (SDM Vol. 3A §4.10.4.1) -------------------------------------- */
+
+static void fault(struct wm_model *m, struct pt *t, uint64_t va)
+{
+	wm_page_fault(m, va, walker, t);
+}
+
+/* Entries read at one level, user and kernel. */
+static uint64_t lvl_all(const struct wm_model *m, int level)
+{
+	return lvl(&wm_stats(m)->space[WM_USER], level) + lvl(&wm_stats(m)->space[WM_KERNEL], level);
+}
+
+static void test_fault_invalidation(void)
+{
+	struct pt t = { .levels = 5, .leaf = 1, .present = true };
+	struct wm_model *m = new_model(wm_preset_find("splitpsc"));
+	const struct wm_space_stats *s = ust(m);
+
+	/*
+	 * A: a cold walk, 5 reads; the PSCs now hold A's region at every level.
+	 * A fault at B (same 2M region): the walk that faulted hits the PDE cache and reads
+	 * B's PTE (1). The fault then drops every PSC entry B's walk would use: all four of
+	 * A's region. The retried access to B walks from the root: 5. C, a new page of the
+	 * region: the PDE cache holds it again (B's walk refilled it): 1. A: still in the L1
+	 * DTLB (a fault drops only its own page's entries): no walk.
+	 * Walks: A, the fault, B, C = 4 (one failed: the fault's); reads 5 + 1 + 5 + 1 = 12,
+	 * PML5E 2 (A's and B's); accesses 4 (the fault's access never happened).
+	 */
+	begin();
+	acc(m, &t, VA_A);
+	fault(m, &t, VA_B);
+	EQ("fault: reads of the faulting walk", refs_total(m), 6);
+	acc(m, &t, VA_B);
+	acc(m, &t, VA_C);
+	acc(m, &t, VA_A);
+	EQ("walks", s->l2_tlb_misses, 4);
+	EQ("walks_failed", s->walks_failed, 1);
+	EQ("fault_walks", s->fault_walks, 1);
+	EQ("faults", s->faults, 1);
+	EQ("refs", refs_total(m), 12);
+	EQ("refs[PML5E]", lvl(s, WM_PML5E), 2);
+	EQ("refs[PTE]", lvl(s, WM_PTE), 4);
+	EQ("psc_hits[PDE]", s->psc_hits[WM_PDE], 2);
+	EQ("accesses", s->accesses, 4);
+	EQ("l1_dtlb_misses", s->l1_dtlb_misses, 4);
+	wm_model_free(m);
+	end("fault: the faulting walk charged, the retry walks from the root (splitpsc)");
+
+	/*
+	 * Against the flush fixture (PCID 1 current; PSC entries of PCID 1 and 2 for the
+	 * region of A..E, of PCID 1 for G's). A fault at D: its faulting walk reads 1 (PDE
+	 * hit); PCID 1's entries on D's path go, so the retried D reads 5; PCID 2's stay (E
+	 * under PCID 2 reads 1), and so do PCID 1's for G's region (G2 reads 1). Then a fault
+	 * at A, which the TLB holds: its entry goes (A walks again).
+	 */
+	begin();
+	m = fixture();
+	fault(m, &fx_t, VA_D);
+	EQ("faulting walk reads the PTE", refs_total(m), 1);
+	EQ("retried D reads 5", walk_len(m, &fx_t, VA_D), 5);
+	EQ("PCID 2 keeps its PSC entries (E reads 1)", walk_len_pcid2(m, VA_E), 1);
+	EQ("G's region keeps its PSC entries (G2 reads 1)", walk_len(m, &fx_g, VA_G2), 1);
+	EQ("B stays in the TLB", walked(m, &fx_t, VA_B), 0);
+	fault(m, &fx_t, VA_A);
+	EQ("A's TLB entry dropped by its fault", walked(m, &fx_t, VA_A), 1);
+	EQ("C (PCID 2) stays", walked_pcid2(m, VA_C), 0);
+	wm_model_free(m);
+	end("fault: only the current PCID's entries for that address go");
+}
+
+/*
+ * The pagefault workload's shape: N faults on pages 16 apart in one 2M region, each
+ * retried. Per fault after the first, the faulting walk reads 1 (the retry of the fault
+ * before refilled the PDE cache, or the L2 TLB's PDE) and the retry reads LEVELS (the
+ * fault dropped every cached entry on its path). The first fault: a cold faulting walk
+ * of LEVELS, then a retry of LEVELS. N = 8, 5-level: 5 + 5 + 7 x (1 + 5) = 52 reads, of
+ * which PML5E 1 + 1 + 7 = 9; 4-level: 4 + 4 + 7 x (1 + 4) = 43: the difference is the
+ * PML5E reads, one per fault (two on the first). Without the invalidation (zen4-noinval)
+ * a retry reads 1 like its faulting walk: 5 + 5 + 7 x 2 = 24, PML5E 2. No upper-level
+ * cache (nopsc): every walk reads LEVELS, 16 x 5 = 80.
+ */
+static uint64_t fault_stream(const char *preset, int levels, uint64_t *pml5e, uint64_t *walks_out)
+{
+	struct pt t = { .levels = levels, .leaf = 1, .present = true };
+	struct wm_model *m = new_model(wm_preset_find(preset));
+	uint64_t n;
+
+	for (int i = 0; i < 8; i++) {
+		uint64_t va = BASE + (uint64_t)i * 16 * PG + 0x800;
+
+		fault(m, &t, va);
+		acc(m, &t, va);
+	}
+	n = refs_total(m);
+	*pml5e = lvl_all(m, WM_PML5E);
+	*walks_out = walks(m);
+	wm_model_free(m);
+	return n;
+}
+
+static void test_fault_stream(void)
+{
+	uint64_t p5, w;
+
+	begin();
+	EQ("splitpsc 5-level reads", fault_stream("splitpsc", 5, &p5, &w), 52);
+	EQ("splitpsc 5-level PML5E", p5, 9);
+	EQ("splitpsc walks (faulting and retried)", w, 16);
+	EQ("splitpsc 4-level reads", fault_stream("splitpsc", 4, &p5, &w), 43);
+	EQ("splitpsc 4-level PML5E", p5, 0);
+	end("fault stream, stride 16: one PML5E read per fault (splitpsc, 5 vs 4 levels)");
+
+	begin();
+	EQ("zen4 5-level reads", fault_stream("zen4", 5, &p5, &w), 52);
+	EQ("zen4 5-level PML5E", p5, 9);
+	EQ("zen4-noinval 5-level reads", fault_stream("zen4-noinval", 5, &p5, &w), 24);
+	EQ("zen4-noinval PML5E", p5, 2);
+	EQ("nopsc 5-level reads", fault_stream("nopsc", 5, &p5, &w), 80);
+	EQ("nopsc: LEVELS per walk", w * 5, 80);
+	end("fault stream: zen4 as the SDM (52), zen4-noinval (24), nopsc LEVELS per walk");
+}
+
+/* ---- 10: AMD's design: PDEs in the L2 TLB, a PDC looked up level by level --------- */
+
+static void test_pdc(void)
+{
+	struct pt t = { .levels = 5, .leaf = 1, .present = true };
+	struct wm_model *m = new_model(wm_preset_find("zen4"));
+	const struct wm_space_stats *s = ust(m);
+	struct wm_preset p;
+
+	/*
+	 * The sequential stream of test 1 on zen4: walk 0 finds no PDE in the L2 TLB and
+	 * nothing in the PDC: 5 reads from memory; it fills the PDC (PML5E, PML4E, PDPTE) and
+	 * the region's PDE into the L2 TLB. Walks 1..63 find the PDE: read the PTE only, from
+	 * the same lines as in test 1 (8 from memory, 56 from L1). No PDC lookup at all.
+	 */
+	begin();
+	seq_stream(m, &t, 64);
+	EQ("walks", s->l2_tlb_misses, 64);
+	EQ("refs[PTE][MEM]", s->refs[WM_PTE][WM_AT_MEM], 8);
+	EQ("refs[PTE][L1]", s->refs[WM_PTE][WM_AT_L1], 56);
+	for (int l = WM_PDE; l <= WM_PML5E; l++)
+		EQ("refs[upper][MEM]", s->refs[l][WM_AT_MEM], 1);
+	EQ("L2-TLB PDE hits (psc_hits[PDE])", s->psc_hits[WM_PDE], 63);
+	for (int l = WM_PDPTE; l <= WM_PML5E; l++)
+		EQ("no PDC hit", s->pdc_hits[l], 0);
+	wm_model_free(m);
+	end("zen4: sequential pages: the PDE in the L2 TLB leaves one read per walk");
+
+	/*
+	 * Level by level. v0 = 1G + 0x800 (cold: 5 reads, PDC fills PML5E, PML4E, PDPTE[1]).
+	 * v1 = 2G + 0x800: another 1G region, so no PDE in the L2 TLB: the PDC has the PML5E
+	 * and PML4E (hits), not PDPTE[2]: read it (same line as PDPTE[1]: L1), then the new
+	 * PDE and PTE (memory): 3 reads. v2 = 1G + 2M + 0x800: another 2M region of v0's 1G:
+	 * the PDC has PML5E, PML4E and PDPTE[1] (3 hits): read the PDE (the line of v0's PDE:
+	 * L1) and a new PTE (memory): 2 reads. Set 0 of the L1D holds every table line (8 of
+	 * them, 8 ways); the data lines are in set 32.
+	 * Walks 3, reads 10: 8 from memory, PDPTE 1 and PDE 1 from L1; PDC hits PML5E 2,
+	 * PML4E 2, PDPTE 1.
+	 */
+	begin();
+	m = new_model(wm_preset_find("zen4"));
+	s = ust(m);
+	acc(m, &t, GB1 + 0x800);
+	acc(m, &t, 2 * GB1 + 0x800);
+	EQ("v1 reads 3", refs_total(m), 8);
+	acc(m, &t, GB1 + MB2 + 0x800);
+	EQ("walks", s->l2_tlb_misses, 3);
+	EQ("refs", refs_total(m), 10);
+	EQ("refs from memory", s->refs[WM_PML5E][WM_AT_MEM] + s->refs[WM_PML4E][WM_AT_MEM] +
+	   s->refs[WM_PDPTE][WM_AT_MEM] + s->refs[WM_PDE][WM_AT_MEM] + s->refs[WM_PTE][WM_AT_MEM], 8);
+	EQ("refs[PDPTE][L1]", s->refs[WM_PDPTE][WM_AT_L1], 1);
+	EQ("refs[PDE][L1]", s->refs[WM_PDE][WM_AT_L1], 1);
+	EQ("pdc_hits[PML5E]", s->pdc_hits[WM_PML5E], 2);
+	EQ("pdc_hits[PML4E]", s->pdc_hits[WM_PML4E], 2);
+	EQ("pdc_hits[PDPTE]", s->pdc_hits[WM_PDPTE], 1);
+	EQ("no L2-TLB PDE hit", s->psc_hits[WM_PDE], 0);
+	wm_model_free(m);
+	end("zen4: the PDC is looked up level by level, each hit saves that level's read");
+
+	/*
+	 * Capacity. New 2M regions of one 1G region, one after another: every walk misses the
+	 * L2 TLB's PDE and looks the PDC up at PML5E, PML4E, PDPTE. With 2 PDC entries LRU
+	 * and each level filled as it is read, the PDC holds {PML4E, PDPTE} after a walk; the
+	 * next walk misses PML5E, fills it over PML4E, misses PML4E, fills it over PDPTE,
+	 * misses PDPTE: every walk reads 5. With 3 entries every walk after the first hits
+	 * all three and reads 2. On 4-level paging 2 entries hold both upper levels: 2 reads.
+	 * 5 walks: 5 x 5 = 25; 5 + 4 x 2 = 13; 4 + 4 x 2 = 12.
+	 */
+	begin();
+	for (int levels = 4; levels <= 5; levels++) {
+		for (unsigned int n = 2; n <= 3; n++) {
+			struct pt tl = { .levels = levels, .leaf = 1, .present = true };
+			uint64_t want = levels == 5 && n == 2 ? 25 : levels == 5 ? 13 : 12;
+
+			p = *wm_preset_find("zen4");
+			p.pdc_entries = n;
+			m = new_model(&p);
+			for (int k = 0; k < 5; k++)
+				acc(m, &tl, GB1 + (uint64_t)k * MB2 + 0x800);
+			printf("#   %d-level, PDC %u: %" PRIu64 " reads\n", levels, n, refs_total(m));
+			EQ("reads", refs_total(m), want);
+			wm_model_free(m);
+		}
+	}
+	end("zen4: a PDC of 2 thrashes at 5 levels (25 reads), holds 4 levels (12)");
+
+	/*
+	 * PDEs share the L2 TLB. One L1 DTLB entry (so every new page looks in the L2) and a
+	 * unified L2 of 1 set x 2 ways: P0 (cold, 5 reads; L2 = PDE R0, P0), P1 (R0 hit, 1
+	 * read; P1 evicts P0), Q0 in the next 2M region (R1 missing: PDC hits at 3 levels,
+	 * PDE and PTE read: 2; R1 evicts R0, Q0 evicts P1), P2 (R0 gone: 2 reads): 10 reads,
+	 * one L2-TLB PDE hit. With 8 ways nothing is evicted: P2 finds R0: 9 reads, 2 hits.
+	 */
+	begin();
+	for (unsigned int ways = 2; ways <= 8; ways += 6) {
+		p = *wm_preset_find("zen4");
+		p.l1_dtlb[WM_4K] = (struct wm_tlb_geometry){ 1, 1 };
+		p.l2_tlb[WM_4K] = (struct wm_tlb_geometry){ 1, ways };
+		m = new_model(&p);
+		s = ust(m);
+		acc(m, &t, BASE + 0x800);
+		acc(m, &t, BASE + PG + 0x800);
+		acc(m, &t, BASE + MB2 + 0x800);
+		acc(m, &t, BASE + 2 * PG + 0x800);
+		EQ("reads", refs_total(m), ways == 2 ? 10 : 9);
+		EQ("L2-TLB PDE hits", s->psc_hits[WM_PDE], ways == 2 ? 1 : 2);
+		EQ("PDC hits at PDPTE", s->pdc_hits[WM_PDPTE], ways == 2 ? 2 : 1);
+		wm_model_free(m);
+	}
+	end("zen4: PDEs and pages share the L2 TLB (2 ways: a PDE evicted, 8: kept)");
+
+	/*
+	 * Flushes. A (cold, 5 reads). A CR3 write with no-flush keeps everything: D reads 1.
+	 * A flushing CR3 write drops the L2 TLB's PDEs of the PCID and the whole PDC (tagged
+	 * by physical address, not PCID): E reads 5. INVLPG (operand unknown) likewise: a new
+	 * page reads 5 again.
+	 */
+	begin();
+	m = new_model(wm_preset_find("zen4"));
+	acc(m, &t, VA_A);
+	wm_write_cr3(m, 0, true);
+	EQ("no-flush CR3 write: D reads 1", walk_len(m, &t, VA_D), 1);
+	wm_write_cr3(m, 0, false);
+	EQ("CR3 write: E reads 5", walk_len(m, &t, VA_E), 5);
+	wm_invlpg(m, false, 0);
+	EQ("INVLPG: a new page reads 5", walk_len(m, &t, BASE + 6 * PG), 5);
+	wm_model_free(m);
+	end("zen4: CR3 writes and INVLPG empty the PDC and the L2 TLB's PDEs");
+
+	/* The PDC's hits are priced: the level-by-level stream above with L1 1-2, memory
+	 * 1000-2000 and a PDC hit 2-3 cycles: 8 x 1000 + 2 x 1 + 5 x 2 = 8012 to
+	 * 8 x 2000 + 2 x 2 + 5 x 3 = 16019. */
+	begin();
+	p = *wm_preset_find("zen4");
+	p.ref_latency[WM_AT_L1] = (struct wm_band){ 1, 2 };
+	p.ref_latency[WM_AT_MEM] = (struct wm_band){ 1000, 2000 };
+	p.pdc_hit = (struct wm_band){ 2, 3 };
+	m = new_model(&p);
+	acc(m, &t, GB1 + 0x800);
+	acc(m, &t, 2 * GB1 + 0x800);
+	acc(m, &t, GB1 + MB2 + 0x800);
+	DEQ("walk cycles lo", wm_walk_cycles(m, WM_USER).lo, 8012);
+	DEQ("walk cycles hi", wm_walk_cycles(m, WM_USER).hi, 16019);
+	wm_model_free(m);
+	end("zen4: PDC hits priced at the preset's pdc_hit band");
+}
+
+/* ---- 11: nested paging (two-dimensional walks) ----------------------------------- */
+
+/* Synthetic guest tables whose guest-physical addresses fit a 4-level host (< 2^36):
+ * the level-L table for va at (L << 32) + (VA[..:12+9L] mod 2^20) pages; data at 2^35
+ * plus the low 32 bits of va. */
+static uint64_t small_entry_gpa(uint64_t va, int level)
+{
+	uint64_t table = ((uint64_t)level << 32) + ((va >> (12 + 9 * level) & 0xfffff) << 12);
+
+	return table + (va >> (12 + 9 * (level - 1)) & 511) * 8;
+}
+
+static uint64_t small_data_gpa(uint64_t va)
+{
+	return (1ULL << 35) + (va & 0xffffffffULL);
+}
+
+static bool small_walker(void *ctx, uint64_t va, struct wm_path *p)
+{
+	const struct pt *t = ctx;
+
+	p->levels = t->levels;
+	p->leaf = WM_PTE;
+	p->present = true;
+	for (int l = t->levels; l >= WM_PTE; l--)
+		p->entry_pa[l] = small_entry_gpa(va, l);
+	p->page_pa = small_data_gpa(va) & ~(PG - 1);
+	return true;
+}
+
+static void nacc(struct wm_model *m, struct pt *t, uint64_t va)
+{
+	wm_access(m, va, small_data_gpa(va), 8, small_walker, t);
+}
+
+static uint64_t nrefs_total(const struct wm_model *m)
+{
+	uint64_t n = 0;
+
+	for (int l = WM_PTE; l <= WM_PML5E; l++)
+		for (int w = 0; w < WM_NWHERE; w++)
+			n += ust(m)->nrefs[l][w];
+	return n;
+}
+
+static void test_nested(void)
+{
+	struct wm_preset p;
+	struct wm_model *m;
+	struct pt t;
+
+	/*
+	 * Every cache off (no TLB, no PSC or PDC, no nested TLB or host-side cache): a walk
+	 * of g guest levels reads g guest entries, and each of the g guest tables and the
+	 * data page needs a host walk of h entries: g + (g + 1) h = (g + 1)(h + 1) - 1,
+	 * 24 (4/4), 29 (4/5 and 5/4), 35 (5/5). Both designs.
+	 */
+	begin();
+	for (int design = 0; design < 2; design++) {
+		for (int g = 4; g <= 5; g++) {
+			for (int h = 4; h <= 5; h++) {
+				p = *wm_preset_find(design ? "zen4-npt4" : "goldencove-ept4");
+				memset(p.l1_dtlb, 0, sizeof(p.l1_dtlb));
+				memset(p.l2_tlb, 0, sizeof(p.l2_tlb));
+				memset(p.psc_entries, 0, sizeof(p.psc_entries));
+				memset(p.npsc_entries, 0, sizeof(p.npsc_entries));
+				p.pdc_entries = 0;
+				p.ntlb_entries = 0;
+				p.host_levels = h;
+				t = (struct pt){ .levels = g };
+				m = new_model(&p);
+				nacc(m, &t, BASE + 0x800);
+				nacc(m, &t, BASE + 0x808);
+				printf("#   %s, guest %d, host %d: %" PRIu64 " + %" PRIu64
+				       " reads per walk\n", p.name, g, h, refs_total(m) / 2,
+				       nrefs_total(m) / 2);
+				EQ("walks", walks(m), 2);
+				EQ("guest reads per walk", refs_total(m), 2 * g);
+				EQ("host reads per walk", nrefs_total(m), 2 * (g + 1) * h);
+				EQ("host walks per walk", ust(m)->nested_walks, 2 * (g + 1));
+				EQ("(g+1)(h+1)-1", (refs_total(m) + nrefs_total(m)) / 2,
+				   g == 4 && h == 4 ? 24 : g == 5 && h == 5 ? 35 : 29);
+				wm_model_free(m);
+			}
+		}
+	}
+	end("nested, every cache off: 24, 29, 29, 35 reads per walk (4/4, 4/5, 5/4, 5/5)");
+
+	/*
+	 * Intel's design (goldencove-ept4), guest 4, host 4. P0, cold: the guest's root table
+	 * needs a host walk of 4 (filling the nested TLB and the host-side PSCs); the next
+	 * three guest tables and the data page each find the host-side PML4E cache (their
+	 * guest-physical addresses share bits 47:39) and read 3: 4 + 4 x 3 = 16 host reads,
+	 * 4 guest reads: 20. P1 and P2, the next pages: the guest's PDE cache holds the
+	 * region and, a combined mapping, the page table's host address: read the PTE (1);
+	 * the data page misses the nested TLB and hits the host-side PDE cache: 1 host read.
+	 * 20 + 2 + 2 = 24. A CR3 write then drops the guest's TLB and PSC entries but not the
+	 * guest-physical ones: P3 reads its 4 guest entries, every table's page is in the
+	 * nested TLB (4 hits), and its data page reads 1: 5.
+	 * Guest 5, host 5: P0 reads 5 guest entries and 5 + 5 x 3 host entries: 25.
+	 */
+	begin();
+	m = new_model(wm_preset_find("goldencove-ept4"));
+	t = (struct pt){ .levels = 4 };
+	nacc(m, &t, BASE + 0x800);
+	EQ("P0 cold: guest reads", refs_total(m), 4);
+	EQ("P0 cold: host reads", nrefs_total(m), 16);
+	EQ("P0: host PML4E-cache hits", ust(m)->npsc_hits[WM_PML4E], 4);
+	nacc(m, &t, BASE + PG + 0x800);
+	nacc(m, &t, BASE + 2 * PG + 0x800);
+	EQ("P0-P2 reads", refs_total(m) + nrefs_total(m), 24);
+	EQ("host walks", ust(m)->nested_walks, 7);
+	EQ("host PDE-cache hits", ust(m)->npsc_hits[WM_PDE], 2);
+	wm_write_cr3(m, 0, false);
+	nacc(m, &t, BASE + 3 * PG + 0x800);
+	EQ("P3 after a CR3 write", refs_total(m) + nrefs_total(m), 29);
+	EQ("nested TLB hits", ust(m)->ntlb_hits, 4);
+	wm_model_free(m);
+	m = new_model(wm_preset_find("goldencove-ept5"));
+	t = (struct pt){ .levels = 5 };
+	nacc(m, &t, BASE + 0x800);
+	EQ("5/5 P0 cold", refs_total(m) + nrefs_total(m), 25);
+	wm_model_free(m);
+	end("nested, Intel's design: combined PSCs, EPT PSCs and nested TLB (hand-worked)");
+
+	/*
+	 * AMD's design (zen4-npt4): host entries go into the same PDC, tagged by physical
+	 * address. P0 cold: the root table's host walk reads 4 and fills the PDC with its
+	 * three upper entries; the guest PML4E misses the PDC (read, filled); each later table
+	 * and the data page find their host PML4E in the PDC (the same entry: guest-physical
+	 * bits 47:39 are 0 for all) and read 3: 4 + 1 + 3 x (3 + 1) + 3 = 20, as Intel's.
+	 * P1: the guest PDE is in the L2 TLB (1 read: the PTE); the data page's host walk
+	 * finds its host PML4E, PDPTE and PDE in the PDC and reads 1: 2, with 3 PDC hits.
+	 * A CR3 write drops the guest's PDEs and guest PDC entries, not the host's: P3 reads
+	 * its 4 guest entries (table pages in the nested TLB) and 1 host entry: 5.
+	 */
+	begin();
+	m = new_model(wm_preset_find("zen4-npt4"));
+	t = (struct pt){ .levels = 4 };
+	nacc(m, &t, BASE + 0x800);
+	EQ("P0 cold", refs_total(m) + nrefs_total(m), 20);
+	EQ("P0: host PML4E found in the PDC", ust(m)->npsc_hits[WM_PML4E], 4);
+	nacc(m, &t, BASE + PG + 0x800);
+	EQ("P1", refs_total(m) + nrefs_total(m), 22);
+	EQ("L2-TLB PDE hit", ust(m)->psc_hits[WM_PDE], 1);
+	EQ("host entries found in the PDC", ust(m)->npsc_hits[WM_PML4E] +
+	   ust(m)->npsc_hits[WM_PDPTE] + ust(m)->npsc_hits[WM_PDE], 7);
+	wm_write_cr3(m, 0, false);
+	nacc(m, &t, BASE + 3 * PG + 0x800);
+	EQ("P3 after a CR3 write", refs_total(m) + nrefs_total(m), 27);
+	EQ("nested TLB hits", ust(m)->ntlb_hits, 4);
+	wm_model_free(m);
+	end("nested, AMD's design: host entries in the PDC, nested TLB (hand-worked)");
 }
 
 /* ---- benchmark ------------------------------------------------------------------- */
@@ -1052,7 +1507,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--bench")) {
 		uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 0) : 50000000;
-		const struct wm_preset *p = wm_preset_find(argc > 3 ? argv[3] : "zen4");
+		const struct wm_preset *p = wm_preset_find(argc > 3 ? argv[3] : "splitpsc");
 
 		if (!p) {
 			fprintf(stderr, "test-model: unknown preset %s\n", argv[3]);
@@ -1078,6 +1533,10 @@ int main(int argc, char **argv)
 	test_failed();
 	test_presets();
 	test_cycles();
+	test_fault_invalidation();
+	test_fault_stream();
+	test_pdc();
+	test_nested();
 
 	printf("1..%d\n", n_tests);
 	return n_failed ? 1 : 0;

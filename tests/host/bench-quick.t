@@ -26,13 +26,13 @@ else
 	not_ok "analysis/run --quick exits 0" "exit $rc" "$(tail -n 20 "$tmp/run")"
 fi
 
-for f in results.md swpath.csv ptmem.csv tpcost.csv calib.csv boots.csv \
+for f in results.md swpath.csv ptmem.csv tpcost.csv calib.csv boots.csv funcs.csv \
 	swpath.png swpath.svg tpcost.png tpcost.svg ptmem.png ptmem.svg \
 	walkmodel/walkmodel.md walkmodel/walkmodel.csv; do
 	check "$out/$f written" test -s "$out/$f"
 done
 for section in '## Key table' "## Against AMD's lat_pagefault" '## Where the extra of an mmap' \
-	'## Page clearing' '## Tracepoint cost'; do
+	'## Where the extra instructions are' '## Page clearing' '## Tracepoint cost'; do
 	check "results.md has the section '$section'" grep -q "^$section" "$out/results.md"
 done
 check "the SVG plots are SVG" bash -c "grep -l '<svg' $out/*.svg | wc -l | grep -qx 3"
@@ -73,8 +73,8 @@ check "ptmem.csv parses" parses "$out/ptmem.csv" \
 check "calib.csv parses" parses "$out/calib.csv" "kernel,paging,round,instructions,ns" 3 4 5
 
 # Every booted kernel and paging mode measured every operation with the events off.
-ops="syscall fault4k fault-file faultthp mmap mmap-high mmap-newpud fork exec munmap-sparse-low
-munmap-sparse-high clear4k"
+ops="syscall fault4k fault-file lat-pagefault faultthp mmap mmap-high mmap-newpud fork exec
+munmap-sparse-low munmap-sparse-high clear4k"
 missing=$(for cell in $(awk -F, 'NR > 1 { print $1 ":" $2 }' "$out/swpath.csv" | sort -u); do
 	for op in $ops; do
 		grep -q "^${cell%%:*},${cell#*:},[0-9]*,off,single,$op," "$out/swpath.csv" ||
@@ -168,6 +168,35 @@ if [[ " ${cells[*]} " == *" no5level 4 "* ]]; then
 fi
 missing=$(awk -F, '$4 == "off" && $6 == "clear4k" && $12 != $8 { print $1, $2, $7 }' "$out/swpath.csv")
 is "clear4k: every page it cleared reads back zero" "$missing" ""
+# lat-pagefault reads every page of its file; fault-around maps 16 pages per fault, one
+# fault more where the mapping does not start on a 64 KiB boundary.
+wrong=$(awk -F, '$4 == "off" && $6 == "lat-pagefault" && ($12 < $8 / 16 || $12 > $8 / 16 + 1) {
+	print $1, $2, $7 ": " $12 " faults for " $8 " pages" }' "$out/swpath.csv")
+is "lat-pagefault: one fault per 16 pages read (fault-around)" "$wrong" ""
+
+# ---- the per-function counts (analysis/funcs/run --quick): patched, paging 4 and 5 ----
+# per_op CELL OP FUNCTION COLUMN: a function's instructions (4) or entries (5) per
+# operation, from the plugin's sections and the guest's batches.
+per_op() {
+	local log=$logs/funcs_$1.log
+	awk -F, -v op="$2" -v f="$3" -v col="$4" 'BEGIN { cur = -1 }
+		FNR == NR { if ($1 == "section") cur = $3 == op ? $2 : -1
+			else if ($1 == "swpath" && cur >= 0) { sec = cur; ops += $4 }
+			next }
+		$1 == sec { n = split($3, names, "|"); for (i = 1; i <= n; i++) if (names[i] == f) v += $col }
+		END { if (ops) printf "%.4f\n", v / ops; else print "none" }' "$log" "$logs/funcs_$1.csv"
+}
+for cell in patched_4 patched_5; do
+	if [ ! -s "$logs/funcs_$cell.csv" ]; then
+		not_ok "funcs $cell: funcs.so wrote its sections" "$(tail -n 3 "$logs/funcs_$cell.err" 2>/dev/null)"
+		continue
+	fi
+	ok "funcs $cell: funcs.so wrote its sections"
+	is "funcs $cell: getppid() entered once per call" "$(per_op $cell syscall __x64_sys_getppid 5)" 1.0000
+	# One read fault per page (fault-around defeated): one page-fault entry each.
+	is "funcs $cell: fault-file enters the page-fault handler once per fault" \
+		"$(per_op $cell fault-file asm_exc_page_fault 5)" 1.0000
+done
 
 # ---- the walk model (analysis/walkmodel/run --quick): one chase on paging 4 and 5 ----
 check "results.md carries the walk model's key table" grep -q '^### Key table' "$out/results.md"
@@ -195,7 +224,8 @@ for mode in 4 5; do
 	fi
 	ok "paging $mode: walkmodel.so wrote $run.csv and .json"
 	check "paging $mode: the plugin walked $mode-level tables" grep -q "\"levels\": $mode," "$wlogs/$run.json"
-	check "paging $mode: one measured part" grep -q '"marks": {"start": 1, "stop": 1}' "$wlogs/$run.json"
+	check "paging $mode: one measured part after one warm-up" \
+		grep -q '"marks": {"start": 1, "stop": 1, "warmup": 1}' "$wlogs/$run.json"
 	# The workload did one load per step: user accesses at least the steps, all on 4K
 	# pages (THP never), every page of the chase walked at least once, never more walks
 	# than accesses, and no walk that found the guest's tables wrong.

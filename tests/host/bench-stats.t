@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# analysis/stats.py and its modules on records made here, with answers worked by hand:
+# analysis/report/stats.py and its modules on records made here, with answers worked by hand:
 # the intervals the report prints, boots as the unit of replication, a consumer without
-# events, and a malformed record that must stop the report instead of vanishing.
+# events, the per-function differences, the parts whose logs are missing, and malformed
+# records that must stop the report instead of vanishing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
@@ -10,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Statistics against values worked by hand (t(0.975, 3) = 3.182).
-got=$(cd analysis && python3 -c '
+got=$(cd analysis/report && python3 -c '
 from benchstats import mean_ci, welch, median
 m, lo, hi = mean_ci([10, 12, 14, 16])       # sd 2.582, se 1.291
 print(f"{m:.3f} {lo:.3f} {hi:.3f}")
@@ -48,25 +49,68 @@ for r in 1 2; do
 		} >"$f"
 	done
 done
-python3 analysis/stats.py "$logs" "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
+# funcs.so's records (analysis/funcs/run): fault-file, 2 batches of 4 operations, on the
+# compiled-out kernel, paging 4 and 5. Per operation: compiled out a 10, b 5, [user] 2
+# (17); paging 4 b 6 and c 1 more (19); paging 5 a 11 (20).
+funcs() { # CELL A B C
+	{
+		echo "meta,fault_around_bytes,65536"
+		echo "section,0,fault-file"
+		echo "swpath,fault-file,0,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+		echo "swpath,fault-file,1,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+		echo "host,status,0"
+	} >"$logs/funcs_$1.log"
+	{
+		echo "section,pairs,function,insns,entries"
+		echo "0,2,[user],16,0"
+		echo "0,2,a,$2,8"
+		echo "0,2,b,$3,8"
+		[ "$4" = 0 ] || echo "0,2,c,$4,8"
+		echo "0,2,[total],$((16 + $2 + $3 + $4)),$((16 + 8 * ($4 > 0)))"
+	} >"$logs/funcs_$1.csv"
+}
+funcs no5level_4 80 40 0
+funcs patched_4 80 48 8
+funcs patched_5 88 48 8
+python3 analysis/report/stats.py "$logs" "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
 is "stats.py on a well-formed matrix exits 0" "$?" 0
 md=$tmp/out/results.md
 # fault-file: paging 5 boots 1101, 1102; compiled out 1001, 1002. Welch: d = 100,
 # se = sqrt(0.25 + 0.25), df = 2, t = 4.303: [96.96, 103.04], in per cent of 1001.5.
 check "key table: 5 vs compiled out, Welch over the boots' medians" \
-	grep -q '^| read fault, page-cache file (lat_pagefault) | 1,002 | 1,002 | n/a | 1,102 | +9.99% \[+9.68, +10.29\]' "$md"
+	grep -q '^| read fault, page-cache file, one fault per page | 1,002 | 1,002 | n/a | 1,102 | +9.99% \[+9.68, +10.29\]' "$md"
 # tp_btf on mmap: +50 in each of 2 boots, one event per op -> 50 [50, 50] per event, n=2.
 check "consumer cost: per boot, then over boots (n=2), per event" \
-	grep -q '+50 \[+50, +50\] (n=2), 50 \[50, 50\]/event' "$md"
+	grep -qF '+50 (n=2), 50/event' "$md"
 # tracefs on getppid fired no event: never a cost per event.
 check "a consumer without events reports n/a, with the difference shown as such" \
-	grep -q 'n/a: no event (difference +7 \[+7, +7\] (n=2))' "$md"
+	grep -qF 'n/a: no event (difference +7 (n=2))' "$md"
 check "pages cleared per op come from the tables rows" \
 	grep -q '1,002 / 1,002 (0%)\|- / 0.00 / 0.00 / 0.00; 1.00' "$md"
+# tracefs on getppid and tp_btf on mmap differ by the same in both boots: no spread.
+is "no interval whose two ends are one number (a value without spread stands alone)" \
+	"$(grep -oE '\[([^],]+), \1\]' "$md")" ""
+check "... for instance a consumer's per-event cost over two equal boots" \
+	grep -qF '+50 (n=2), 50/event' "$md"
+check "the per-function table: each function's counts and differences (5-out, 4-out, 5-4)" \
+	grep -qF '| `a` | 10.00 | 10.00 | 11.00 | +1.00 | 0 | +1.00 |' "$md"
+check "... whose rows add up to the total difference of each comparison" \
+	grep -qF '| **all functions** | 17.00 | 19.00 | 20.00 | **+3.00** | **+2.00** | **+1.00** |' "$md"
+check "the report names the parts whose logs are missing, and how to make them" \
+	grep -q 'Missing from this report.*part debian (make kernels-debian, then analysis/run --parts debian); part model' "$md"
+check "funcs.csv: per operation, per function" \
+	grep -qx 'small guest kernel (tinyconfig + guest-image/kernel.config),fault-file,patched,5,a,11.0000,1.0000' "$tmp/out/funcs.csv"
+
+# funcs.so rows that do not add up to their section's total must stop the report.
+cp -r "$logs" "$tmp/logs-funcs"
+sed -i 's/^0,2,a,88,8$/0,2,a,87,8/' "$tmp/logs-funcs/funcs_patched_5.csv"
+python3 analysis/report/stats.py "$tmp/logs-funcs" "$tmp/out3" >"$tmp/stdout" 2>"$tmp/err"
+is "funcs.so rows that do not add up to the section's total: exit 1" "$?" 1
+check "... naming the file and the section" grep -q 'funcs_patched_5.csv: section 0' "$tmp/err"
 
 # A record one column short must stop the report with its file and line.
 sed -i '2s/,0,0$/,0/' "$logs/icount_patched_5_2.log"
-python3 analysis/stats.py "$logs" "$tmp/out2" >"$tmp/stdout" 2>"$tmp/err"
+python3 analysis/report/stats.py "$logs" "$tmp/out2" >"$tmp/stdout" 2>"$tmp/err"
 rc=$?
 is "a malformed swpath record: exit 1" "$rc" 1
 check "... naming the file and line" grep -q 'icount_patched_5_2.log:2: a bad swpath record' "$tmp/err"

@@ -37,6 +37,7 @@ refuses() {
 refuses "unknown preset" "unknown preset 'bogus' (known: zen4" ",preset=bogus,out=$tmp/res"
 refuses "bad paging level" "bad argument 'levels=7'" ",levels=7,out=$tmp/res"
 refuses "unknown argument" "bad argument 'colour=blue'" ",colour=blue,out=$tmp/res"
+refuses "bad sweep value" "bad argument 'sweep=maybe'" ",sweep=maybe,out=$tmp/res"
 refuses "no output prefix" "needs out=" ",preset=zen4"
 refuses "unwritable output" "cannot write $tmp/ro/res" ",out=$tmp/ro/res" --paging 4
 

@@ -3,13 +3,16 @@
  * pagefault: the cost of a minor fault on a file page already in the page cache, the
  * method of lmbench's lat_pagefault (written here from its published description).
  *
- *   wl-pagefault [--size BYTES] [--rounds R] [--dir DIR] [--stride PAGES] [--seed N]
+ *   wl-pagefault [--size BYTES] [--rounds R] [--warmup W] [--dir DIR] [--stride PAGES]
+ *                [--seed N]
  *
  * Setup: a file in DIR (default /tmp; in the guest that is tmpfs), unlinked at once, whose
  * --size bytes of data (pages = size / 4K) are written once and read back once, so they
  * are all in the page cache. Measured, R times: mmap the file PROT_READ, MAP_SHARED; read
  * one byte of every data page, in one fixed random order; munmap. Each read is a read
- * fault (do_read_fault) that finds its page in the page cache and maps it.
+ * fault (do_read_fault) that finds its page in the page cache and maps it. --warmup W
+ * (default 1) such rounds come first, after WALKMARK_WARMUP() and not counted, so that
+ * the plugin's TLBs and caches (the kernel's fault path included) start warm.
  *
  * MAP_SHARED, not MAP_PRIVATE: a read fault takes the same path in both, but MAP_SHARED
  * is what a reader of a shared file uses, maps the page-cache page itself and can never
@@ -36,7 +39,7 @@
  * setting (the window never leaves one page table) at one page-table page per data page.
  * --stride 1 is the dense file of lat_pagefault itself, fault-around included.
  *
- *   workload=pagefault size=B pages=N stride=S file_bytes=F rounds=R dir=D
+ *   workload=pagefault size=B pages=N stride=S file_bytes=F rounds=R warmup=W dir=D
  *     mapping=shared faults_per_round=N minflt=M data_ok=1 ns=T
  * faults_per_round is what one fault per data page means; minflt is the minor faults
  * getrusage counted over the measured part, all rounds: N x R when each page faults once.
@@ -58,11 +61,12 @@
 
 #define MAX_STRIDE	512	/* pages in one page table: fault-around never crosses it */
 
-enum { OPT_SIZE = 256, OPT_ROUNDS, OPT_DIR, OPT_STRIDE, OPT_SEED };
+enum { OPT_SIZE = 256, OPT_ROUNDS, OPT_WARMUP, OPT_DIR, OPT_STRIDE, OPT_SEED };
 
 static const struct option options[] = {
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "stride", required_argument, NULL, OPT_STRIDE },
 	{ "seed", required_argument, NULL, OPT_SEED },
@@ -72,6 +76,7 @@ static const struct option options[] = {
 static const char details[] =
 	"  --size BYTES    data in the file, a multiple of 4K (default 16M)\n"
 	"  --rounds R      mmap, fault every data page, munmap: R times (default 8)\n"
+	"  --warmup W      rounds before them, not counted (default 1)\n"
 	"  --dir DIR       where the (unlinked) file lives (default /tmp)\n"
 	"  --stride PAGES  file pages from one data page to the next, 1-512 (default 16,\n"
 	"                  the default fault-around window; 1: a dense file)\n"
@@ -81,6 +86,20 @@ static const char details[] =
 static unsigned char fill(uint64_t page)
 {
 	return (unsigned char)(page * 131 + 7) | 1;
+}
+
+/* One round: map the file, read a byte of every data page in the order off[], unmap.
+ * Adds the bytes to *sum; 0, or mmap's errno. */
+static int one_round(int fd, uint64_t flen, const uint64_t *off, uint64_t pages, uint64_t *sum)
+{
+	const volatile unsigned char *m = mmap(NULL, flen, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (m == MAP_FAILED)
+		return errno;
+	for (uint64_t i = 0; i < pages; i++)
+		*sum += m[off[i]];
+	munmap((void *)m, flen);
+	return 0;
 }
 
 static uint64_t minor_faults(void)
@@ -95,18 +114,19 @@ static uint64_t minor_faults(void)
 int main(int argc, char **argv)
 {
 	uint64_t size = 16ULL << 20, rounds = 8, stride = 16, seed = 1, state, pages, flen;
-	uint64_t *off, sum = 0, want = 0, f0, f1, t0, t1, done = 0;
+	uint64_t *off, sum = 0, want = 0, f0, f1, t0, t1, done = 0, warmup = 1, skip = 0;
 	const char *dir = "/tmp";
 	unsigned char *buf;
 	char path[PATH_MAX];
 	int c, fd, map_errno = 0;
 
 	wl_init("wl-pagefault",
-		"[--size BYTES] [--rounds R] [--dir DIR] [--stride PAGES] [--seed N]");
+		"[--size BYTES] [--rounds R] [--warmup W] [--dir DIR] [--stride PAGES] [--seed N]");
 	while ((c = wl_getopt(argc, argv, options)) != -1) {
 		switch (c) {
 		case OPT_SIZE: size = wl_number("size", optarg, P4D_PAGE_SIZE, 1ULL << 40); break;
 		case OPT_ROUNDS: rounds = wl_number("rounds", optarg, 1, 1ULL << 32); break;
+		case OPT_WARMUP: warmup = wl_number("warmup", optarg, 0, 1ULL << 32); break;
 		case OPT_DIR: dir = optarg; break;
 		case OPT_STRIDE: stride = wl_number("stride", optarg, 1, MAX_STRIDE); break;
 		case OPT_SEED: seed = wl_number("seed", optarg, 0, UINT64_MAX); break;
@@ -167,32 +187,27 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < pages; i++)
 		off[i] *= stride * P4D_PAGE_SIZE;
 
+	wl_warmup();
+	for (uint64_t w = 0; w < warmup && !map_errno; w++)
+		map_errno = one_round(fd, flen, off, pages, &skip);
 	f0 = minor_faults();
 	t0 = wl_now_ns();
 	wl_start();
-	for (; done < rounds; done++) {
-		const volatile unsigned char *m = mmap(NULL, flen, PROT_READ, MAP_SHARED, fd, 0);
-
-		if (m == MAP_FAILED) {
-			map_errno = errno;
-			break;
-		}
-		for (uint64_t i = 0; i < pages; i++)
-			sum += m[off[i]];
-		munmap((void *)m, flen);
-	}
+	for (; done < rounds && !map_errno; done++)
+		map_errno = one_round(fd, flen, off, pages, &sum);
 	wl_stop();
 	t1 = wl_now_ns();
 	f1 = minor_faults();
 	if (map_errno)
-		wl_die("mmap of %" PRIu64 " bytes failed in round %" PRIu64 ": %s (ask for less)",
-		       flen, done + 1, strerror(map_errno));
+		wl_die("mmap of %" PRIu64 " bytes failed: %s (ask for less)", flen,
+		       strerror(map_errno));
 
 	printf("workload=pagefault size=%" PRIu64 " pages=%" PRIu64 " stride=%" PRIu64
-	       " file_bytes=%" PRIu64 " rounds=%" PRIu64 " dir=%s mapping=shared"
+	       " file_bytes=%" PRIu64 " rounds=%" PRIu64 " warmup=%" PRIu64 " dir=%s mapping=shared"
 	       " faults_per_round=%" PRIu64 " minflt=%" PRIu64 " data_ok=%d ns=%" PRIu64 "\n",
-	       size, pages, stride, flen, rounds, dir, pages, f1 - f0, sum == want, t1 - t0);
-	if (sum != want)
+	       size, pages, stride, flen, rounds, warmup, dir, pages, f1 - f0,
+	       sum == want && skip == want / rounds * warmup, t1 - t0);
+	if (sum != want || skip != want / rounds * warmup)
 		wl_die("verification failed: the bytes read are not the bytes written");
 	return 0;
 }

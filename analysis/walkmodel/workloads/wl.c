@@ -8,18 +8,53 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "walkmark.h"
 #include "wl.h"
 
+/* perf stat's control and acknowledgement descriptors (wl.h), -1 when not under it. */
+static int perf_ctl = -2, perf_ack = -1;
+
+static void perf_command(const char *cmd)
+{
+	char c = 0;
+	ssize_t n = 1;
+
+	if (perf_ctl == -2) {
+		const char *env = getenv("WL_PERF_CTL");
+
+		perf_ctl = -1;
+		if (env && sscanf(env, "%d,%d", &perf_ctl, &perf_ack) != 2)
+			wl_die("bad WL_PERF_CTL '%s': want CTL,ACK (set by analysis/hw/run)", env);
+	}
+	if (perf_ctl < 0)
+		return;
+	if (write(perf_ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+		n = -1;
+	/* "ack\n", read a byte at a time: the next command's answer stays unread */
+	while (n == 1 && c != '\n')
+		n = read(perf_ack, &c, 1);
+	if (n != 1)
+		wl_die("perf stat --control did not answer '%.*s': %s", (int)strlen(cmd) - 1, cmd,
+		       n < 0 ? strerror(errno) : "no acknowledgement");
+}
+
+__attribute__((noinline, noclone)) void wl_warmup(void)
+{
+	WALKMARK_WARMUP();
+}
+
 __attribute__((noinline, noclone)) void wl_start(void)
 {
+	perf_command("enable\n");
 	WALKMARK_START();
 }
 
 __attribute__((noinline, noclone)) void wl_stop(void)
 {
 	WALKMARK_STOP();
+	perf_command("disable\n");
 }
 
 static const char *wl_name = "wl";

@@ -27,6 +27,18 @@
  */
 void wl_start(void);
 void wl_stop(void);
+/*
+ * WALKMARK_WARMUP(), called once before the warm-up that precedes wl_start(): from there
+ * the plugin feeds the accesses to its models, so that the measured part starts with the
+ * TLBs and caches as the workload leaves them, not empty.
+ */
+void wl_warmup(void);
+/*
+ * Natively under analysis/hw/run, the environment variable WL_PERF_CTL=CTL,ACK names the
+ * file descriptors of `perf stat --control fd:CTL,ACK`: wl_start() enables the counters
+ * just before its mark and wl_stop() disables them just after its own, so perf counts the
+ * measured part as the plugin does. Unset, nothing of this runs.
+ */
 
 /* Set once by wl_init: the program's name ("wl-gups") and its usage arguments. */
 void wl_init(const char *name, const char *usage_args);

@@ -15,7 +15,7 @@
  *
  * DIR defaults to /sys/fs/bpf/p4dbench; the counters map is pinned as DIR/counts, a link
  * or program as DIR/KIND_EVENT (tpcount.h). Exit status 0, 1 on a runtime error, 2 on a usage
- * error. Meant for the benchmark guest (analysis/guest/icount.sh), never for the host.
+ * error. Meant for the benchmark guest (analysis/icount/guest.sh), never for the host.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

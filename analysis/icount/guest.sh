@@ -9,7 +9,7 @@
 # PART: swpath (events off), tables (page-table and cleared pages per operation),
 # consumers (events consumed), ptmem (memory); all by default.
 #
-# Prints CSV records, the record type first (analysis/stats.py reads them):
+# Prints CSV records, the record type first (analysis/report/stats.py reads them):
 #   meta,KEY,VALUE
 #   calib,LOOP_INSTRUCTIONS,LOOP_NS
 #   swpath,CONSUMER,KIND,<swpath row>      KIND single (one op per sample) or long;
@@ -48,6 +48,13 @@ echo "meta,paging,${P4DSCOPE_PAGING:-?}"
 echo "meta,thp,$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 echo "meta,bpf_jit,$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null || echo n/a)"
 echo "meta,events,$([ -d $tfs/events/pgtable ] && echo yes || echo no)"
+# What the kernel chose against the CPU's vulnerabilities (the entry and exit paths of
+# every fault and system call depend on it).
+for f in /sys/devices/system/cpu/vulnerabilities/*; do
+	[ -f "$f" ] && echo "meta,vulnerability_${f##*/},$(tr ',' ';' <"$f")"
+done
+# lat-pagefault's faults map this much around each fault (mm/memory.c, default 64 KiB).
+echo "meta,fault_around_bytes,$(cat /sys/kernel/debug/fault_around_bytes 2>/dev/null || echo n/a)"
 
 # One guest ns per instruction? A loop of exactly 2N instructions says how close. The
 # first seconds after boot still run deferred boot work: settle first.
@@ -73,11 +80,13 @@ swpath() {
 }
 
 # Events off: every operation, one per sample (fault4k: 512 faults, a PTE table's worth;
-# fault-file: 512 read faults on a page-cache file; syscall: 1000 calls; clear4k: 512
-# pages cleared), then long batches, whose average includes the deferred work (RCU
+# fault-file: 512 read faults on a page-cache file; lat-pagefault: the 16384 pages of a
+# 64 MiB page-cache file; syscall: 1000 calls; clear4k: 512 pages cleared), then long
+# batches, whose average includes the deferred work (RCU
 # callbacks, ticks) of the operations. "OP BATCH REPS-full REPS-quick".
 # Each boot starts from its own state (allocators, layout): many boots, fewer samples.
-specs=("syscall 1000 20 5" "fault4k 512 20 5" "fault-file 512 20 5" "faultthp 1 20 5"
+specs=("syscall 1000 20 5" "fault4k 512 20 5" "fault-file 512 20 5" "lat-pagefault 16384 20 3"
+	"faultthp 1 20 5"
 	"mmap 1 200 40" "mmap-high 1 200 40" "mmap-newpud 1 200 40" "fork 1 150 20"
 	"exec 1 150 20" "munmap-sparse-low 1 20 5" "munmap-sparse-high 1 20 5"
 	"clear4k 512 20 5")

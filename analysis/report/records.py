@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Reading make bench's guest records (analysis/guest/icount.sh) and writing its CSVs.
+"""Reading make bench's guest records (analysis/icount/guest.sh) and writing its CSVs.
 
 A record that does not have the shape its type promises stops the report: a program and
 this reader that disagree about a column must never drop rows in silence."""
@@ -8,6 +8,8 @@ import os
 import re
 from collections import defaultdict
 
+# The parts of analysis/run, each with its host-PART.txt.
+PARTS = ["icount", "debian", "model", "funcs"]
 # Attached for every other sample by swpath -t; p4dstat runs in blocks instead.
 TOGGLED = ["tracefs", "tp_btf", "raw_tp", "tp"]
 EVENTS = ["ev_p4d_alloc", "ev_p4d_free", "ev_pgd_sync", "ev_gua"]
@@ -19,7 +21,7 @@ PTMEM_COLS = ["procs", "regions", "pt_kb_before", "pt_kb_held", "pt_kb_after", "
               "vmpte_kb_first", "pte", "pmd", "pud", "p4d", "p4d_alloc_held", "p4d_free_held",
               "p4d_alloc_all", "p4d_free_all"]
 # icount_KERNEL_PAGING_ROUND.log, written by analysis/run.
-ICOUNT_LOG = re.compile(r"^icount_([a-z0-9]+)_(4|5|no5lvl)_(\d+)\.log$")
+ICOUNT_LOG = re.compile(r"^icount_([a-z0-9-]+)_(4|5|no5lvl)_(\d+)\.log$")
 
 
 class RecordError(Exception):
@@ -75,7 +77,7 @@ def read_boot(path, ctx, data):
 def read_host(logdir):
     """What analysis/run noted about the host and the run, per part: {part: {key: value}}."""
     host = {}
-    for part in ("icount", "model"):
+    for part in PARTS:
         path = os.path.join(logdir, f"host-{part}.txt")
         if os.path.exists(path):
             with open(path) as f:

@@ -1,6 +1,6 @@
 # Plots of a results directory (gnuplot, PNG and SVG):
-#   gnuplot -e "dir='DIR'" analysis/plots.gp
-# The data files and plotvars.gp (which says what has data) come from analysis/stats.py.
+#   gnuplot -e "dir='DIR'" analysis/report/plots.gp
+# The data files and plotvars.gp (which says what has data) come from analysis/report/stats.py.
 # Every bar with an interval in results.md carries it as an error bar; linear y axes
 # include zero.
 if (!exists("dir")) dir = "analysis/results"

@@ -11,7 +11,11 @@
  *   fault4k           first write to a 4K page of anonymous memory, THP off [512]
  *   fault-file        first read of a page of a file in the page cache, mapped
  *                     read-only and shared: one read fault each, nothing zeroed
- *                     (lmbench lat_pagefault's method, fault-around defeated) [512]
+ *                     (lmbench lat_pagefault's operation, fault-around defeated) [512]
+ *   lat-pagefault     lmbench lat_pagefault's shape: every page of a file in the page
+ *                     cache, mapped read-only and shared, read once in a random order,
+ *                     with the default fault-around (one fault maps 16 pages); the
+ *                     figure is per page [16384: a 64 MiB file]
  *   faultthp          first write to a 2M-aligned region, a THP each (THP "always") [4]
  *   mmap              mmap() + munmap() of one anonymous page, never touched [200]
  *   mmap-high         the same at hint 1 << 48, touched: on 5-level a P4D table each [200]
@@ -36,7 +40,8 @@
  * intr counts interrupts taken while the batch ran (its setup included): a batch with
  * intr=0 was not disturbed by the timer tick. aux: for faultthp the THPs the batch mapped
  * (AnonHugePages), for munmap-sparse-* the mappings placed above 47 bits, for fault-file
- * the minor faults taken in the timed part (getrusage: one per page), for mmap-newpud the
+ * the minor faults taken in the timed part (getrusage: one per page; for lat-pagefault one
+ * per fault-around window), for mmap-newpud the
  * mappings placed at the hint, for clear4k the pages that read back zero, else 0.
  * ev_*: events counted by the tpcount programs pinned at COUNTERS, read around the
  * timed part only (0 without -c); alloc_*, free_* and page_clear: page-table pages
@@ -49,6 +54,10 @@
  * -s sleeps MS ms before each batch: the work a batch or a toggle leaves to kworkers and
  * RCU callbacks then runs in the pause, not in the next batch.
  * NOOP (default /tmp/p4dbench-noop) is the static binary exec runs.
+ * The timed part of every printed batch is also marked for funcs.so (FUNCMARK_START()
+ * and FUNCMARK_STOP(), analysis/funcs/funcmark.h), outside the two clock readings, so
+ * that the per-function counts cover what the timing covers; elsewhere the marks are
+ * NOPs that no timing sees.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,16 +75,12 @@
 
 #include "bench.h"
 #include "consumer.h"
+#include "funcmark.h"
 #include "p4d_layout.h"
 
 #define HUGE_SIZE	(2UL << 20)
 #define SPARSE_LEN	(64UL << 30)	/* 64 GiB: 64 PMD tables' worth, within one PUD table */
 #define SPARSE_PAGES	64		/* touched, one per GiB: a PTE and a PMD table each */
-/*
- * fault-file's data pages are this many file pages apart: the default fault-around window
- * (fault_around_bytes, 64 KiB). See op_fault_file.
- */
-#define FILE_STRIDE	(16 * P4D_PAGE_SIZE)
 
 struct sample {
 	long long op_ns, empty_ns;
@@ -90,11 +95,15 @@ struct span {
 
 static int counters_fd = -1;
 static const char *noop_path = "/tmp/p4dbench-noop";
+/* The batch is printed (not a warm-up): mark its timed part for funcs.so. */
+static bool marking;
 
 /* The counters are read outside the two clock readings, so they cost nothing timed. */
 static void op_begin(struct span *sp)
 {
 	counters_read(counters_fd, &sp->c);
+	if (marking)
+		FUNCMARK_START();
 	sp->t = now_ns();
 }
 
@@ -103,6 +112,8 @@ static void op_end(struct span *sp, struct sample *s)
 	long long t = now_ns();
 	struct tpcount_counts c;
 
+	if (marking)
+		FUNCMARK_STOP();
 	counters_read(counters_fd, &c);
 	s->op_ns += t - sp->t;
 	counters_sub(&c, &sp->c);
@@ -200,10 +211,11 @@ static long anon_huge_pages(void)
 }
 
 /*
- * fault-file: lmbench lat_pagefault's method. A file whose pages are all in the page cache
- * (here tmpfs, where the page cache is the file) is mapped PROT_READ, MAP_SHARED, and a
- * first read of each page takes one read fault that finds the page and maps it: no page
- * is allocated or cleared, no copy-on-write can happen (unlike a MAP_PRIVATE write).
+ * fault-file: one read fault per page of a file, lmbench lat_pagefault's operation without
+ * its fault-around (lat-pagefault, below, keeps it). A file whose pages are all in the page
+ * cache (here tmpfs, where the page cache is the file) is mapped PROT_READ, MAP_SHARED,
+ * and a first read of each page takes one read fault that finds the page and maps it: no
+ * page is allocated or cleared, no copy-on-write can happen (unlike a MAP_PRIVATE write).
  *
  * Fault-around: on a read fault of a file mapping, do_read_fault() first maps every page
  * of the file that is already in the page cache within the aligned fault_around_bytes
@@ -218,39 +230,46 @@ static long anon_huge_pages(void)
  * and cleared inside the timed part, as lat_pagefault's loop allocates its own.
  *
  * The file is made once per process, its data pages written with pwrite() (so in the
- * page cache), and unlinked; every batch maps it, reads one byte of each data page in
- * ascending order (timed), reads them again (the empty loop: the same loads, no fault),
- * checks the bytes and unmaps it.
+ * page cache), and unlinked; every batch reads one byte of each data page in ascending
+ * order (page_file_read).
  */
-static int file_fd = -1;
-static long file_pages;
-static unsigned long file_sum;
+#define FILE_STRIDE	(16 * P4D_PAGE_SIZE)
 
-static unsigned char file_byte(long page)
+/* A file in the page cache, read one byte per page: fault-file's and lat-pagefault's. */
+struct page_file {
+	const char *op;
+	int fd;
+	long pages;		/* pages read per batch */
+	size_t len;		/* bytes mapped */
+	size_t *at;		/* file offset of each page read, in reading order */
+	unsigned long sum;	/* of the bytes read */
+};
+
+/* An unlinked file of len bytes in /tmp (tmpfs: the page cache is the file). */
+static void page_file_open(struct page_file *f, long n, size_t len)
 {
-	return (unsigned char)(page % 251 + 1);	/* never 0: a hole read by mistake shows */
+	char path[] = "/tmp/p4dbench-page-file.XXXXXX";
+
+	f->fd = mkstemp(path);
+	if (f->fd < 0)
+		die("%s: cannot create %s: %s", f->op, path, strerror(errno));
+	unlink(path);
+	if (ftruncate(f->fd, len))
+		die("%s: cannot size a file of %zu bytes: %s", f->op, len, strerror(errno));
+	f->at = malloc(n * sizeof(*f->at));
+	if (!f->at)
+		die("%s: no memory for %ld pages", f->op, n);
+	f->pages = n;
+	f->len = len;
 }
 
-static void file_create(long n)
+/* Write one page at off, read as the i-th page of every batch. */
+static void page_file_put(struct page_file *f, long i, size_t off, const unsigned char *page)
 {
-	char path[] = "/tmp/p4dbench-fault-file.XXXXXX", page[P4D_PAGE_SIZE];
-	int fd = mkstemp(path);
-
-	if (fd < 0)
-		die("fault-file: cannot create %s: %s", path, strerror(errno));
-	unlink(path);
-	if (ftruncate(fd, n * FILE_STRIDE))
-		die("fault-file: cannot size a file of %lu bytes: %s", n * FILE_STRIDE,
-		    strerror(errno));
-	for (long i = 0; i < n; i++) {
-		memset(page, file_byte(i), sizeof(page));
-		if (pwrite(fd, page, sizeof(page), i * FILE_STRIDE) != (ssize_t)sizeof(page))
-			die("fault-file: cannot write page %ld of the file: %s", i,
-			    strerror(errno));
-		file_sum += file_byte(i);
-	}
-	file_fd = fd;
-	file_pages = n;
+	if (pwrite(f->fd, page, P4D_PAGE_SIZE, off) != (ssize_t)P4D_PAGE_SIZE)
+		die("%s: cannot write the page at %zu: %s", f->op, off, strerror(errno));
+	f->at[i] = off;
+	f->sum += page[0];
 }
 
 static long minor_faults(void)
@@ -262,34 +281,104 @@ static long minor_faults(void)
 	return ru.ru_minflt;
 }
 
-static void op_fault_file(long n, struct sample *s)
+/*
+ * One batch: map the file, read one byte of each page in order (timed; aux: the faults
+ * it took), read them again (the empty loop: the same loads, now without faults), check
+ * the bytes, unmap.
+ */
+static void page_file_read(struct page_file *f, long n, struct sample *s)
 {
-	size_t len = n * FILE_STRIDE;
 	const volatile unsigned char *m;
 	unsigned long sum = 0;
 	struct span sp;
 	long faults;
 
-	if (file_fd < 0)
-		file_create(n);
-	if (n != file_pages)
-		die("fault-file: batch %ld, but the file has %ld pages", n, file_pages);
-	m = mmap(NULL, len, PROT_READ, MAP_SHARED, file_fd, 0);
+	if (n != f->pages)
+		die("%s: batch %ld, but the file has %ld pages", f->op, n, f->pages);
+	m = mmap(NULL, f->len, PROT_READ, MAP_SHARED, f->fd, 0);
 	if (m == MAP_FAILED)
-		die("fault-file: mmap of %zu bytes: %s", len, strerror(errno));
+		die("%s: mmap of %zu bytes: %s", f->op, f->len, strerror(errno));
 	faults = minor_faults();
 	op_begin(&sp);
 	for (long i = 0; i < n; i++)
-		sum += m[i * FILE_STRIDE];
+		sum += m[f->at[i]];
 	op_end(&sp, s);
 	s->aux = minor_faults() - faults;
 	empty_begin(&sp);
 	for (long i = 0; i < n; i++)
-		sum += m[i * FILE_STRIDE];
+		sum += m[f->at[i]];
 	empty_end(&sp, s);
-	if (sum != 2 * file_sum)
-		die("fault-file: the bytes read are not the bytes written");
-	munmap((void *)m, len);
+	if (sum != 2 * f->sum)
+		die("%s: the bytes read are not the bytes written", f->op);
+	munmap((void *)m, f->len);
+}
+
+static void op_fault_file(long n, struct sample *s)
+{
+	static struct page_file f = { .op = "fault-file", .fd = -1 };
+	unsigned char page[P4D_PAGE_SIZE];
+
+	if (f.fd < 0) {
+		page_file_open(&f, n, n * FILE_STRIDE);
+		for (long i = 0; i < n; i++) {
+			/* Never 0: a hole read by mistake shows. */
+			memset(page, i % 251 + 1, sizeof(page));
+			page_file_put(&f, i, i * FILE_STRIDE, page);
+		}
+	}
+	page_file_read(&f, n, s);
+}
+
+/*
+ * lat-pagefault: the shape of lmbench's lat_pagefault as its documentation and AMD's
+ * reproducer describe it (docs/costs.md: "lat_pagefault -N 100" on a 1 GB file, the
+ * figure per page): a file whose pages are all in the page cache, mapped whole,
+ * PROT_READ and MAP_SHARED, each page read once, in a random order. The first read in
+ * each aligned fault_around_bytes window (default 64 KiB) faults, and do_fault_around()
+ * maps every page of the window that is in the page cache: 16 pages per fault, whatever
+ * the order. The figure is per page read: a sixteenth of a fault and its fault-around,
+ * the PTE tables the faults allocate (one per 512 pages), and nothing of the mmap() and
+ * munmap() around them. aux counts the faults.
+ *
+ * The file is filled with bytes from a fixed-seed generator; the order is a permutation
+ * of the pages from the same generator, so that every kernel and boot reads them in the
+ * same order.
+ */
+/* xorshift64: a fixed sequence, the same in every run. */
+static unsigned long lat_random(void)
+{
+	static unsigned long x = 0x5deece66dUL;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+static void op_lat_pagefault(long n, struct sample *s)
+{
+	static struct page_file f = { .op = "lat-pagefault", .fd = -1 };
+	unsigned char page[P4D_PAGE_SIZE];
+
+	if (f.fd < 0) {
+		page_file_open(&f, n, n * P4D_PAGE_SIZE);
+		for (long i = 0; i < n; i++) {
+			for (size_t k = 0; k < sizeof(page); k += sizeof(unsigned long)) {
+				unsigned long r = lat_random();
+
+				memcpy(page + k, &r, sizeof(r));
+			}
+			page_file_put(&f, i, i * P4D_PAGE_SIZE, page);
+		}
+		for (long i = n - 1; i > 0; i--) {	/* Fisher-Yates */
+			long j = lat_random() % (i + 1);
+			size_t t = f.at[i];
+
+			f.at[i] = f.at[j];
+			f.at[j] = t;
+		}
+	}
+	page_file_read(&f, n, s);
 }
 
 static void op_faultthp(long n, struct sample *s)
@@ -494,6 +583,7 @@ static const struct op {
 	{ "syscall", op_syscall, 2000 },
 	{ "fault4k", op_fault4k, 512 },
 	{ "fault-file", op_fault_file, 512 },
+	{ "lat-pagefault", op_lat_pagefault, 16384 },
 	{ "faultthp", op_faultthp, 4 },
 	{ "mmap", op_mmap, 200 },
 	{ "mmap-high", op_mmap_high, 200 },
@@ -570,6 +660,7 @@ int main(int argc, char **argv)
 		}
 		intr = interrupts_total();
 
+		marking = rep >= 0;
 		op->run(batch, &s);
 		intr = interrupts_total() - intr;
 		if (rep < 0)

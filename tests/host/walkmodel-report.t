@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The walk model's report (analysis/walkmodel/report.py) on records made up here with
+# hand-worked answers: the fifth level priced within the 5-level run, its share of run
+# time with the model's own data-access cycles, no share where overlap decides (GUPS),
+# per-fault figures, and the 5-level minus 4-level column left out where the layouts
+# differ. Pure user space: no guest.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/tap.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+logs=$tmp/logs
+
+# record NAME WORKLOAD MODE INSNS [KEY=VALUE...]: the plugin's CSV for preset zen4, user
+# space (kernel all zero), every other metric 0; and the run's log and runs.csv row.
+mkdir -p "$logs"
+echo "name,workload,paging,mem,thp,args,status,seconds" >"$logs/runs.csv"
+record() {
+	local name=$1 wl=$2 mode=$3 insns=$4 f
+	shift 4
+	f=$logs/${name}_$mode.csv
+	python3 - "$f" "$insns" "$@" <<'EOF'
+import sys
+path, insns, kv = sys.argv[1], int(sys.argv[2]), dict(a.split("=") for a in sys.argv[3:])
+metrics = ["accesses", "l1_dtlb_misses", "walks", "walks_failed", "stale_refills",
+           "walk_cycles_lo", "walk_cycles_hi", "data_cycles_lo", "data_cycles_hi",
+           "l2_hit_cycles_lo", "l2_hit_cycles_hi", "faults", "fault_walks", "nested_walks",
+           "ntlb_hits"]
+metrics += [f"{k}_{l}" for k in ("psc_hits", "pdc_hits", "npsc_hits")
+            for l in ("PDE", "PDPTE", "PML4E", "PML5E")]
+metrics += [f"{k}_{l}_{w}" for k in ("refs", "nrefs") for l in ("PTE", "PDE", "PDPTE", "PML4E", "PML5E")
+            for w in ("L1", "L2", "L3", "mem")]
+metrics += [f"accesses_{p}" for p in ("4K", "2M", "1G")]
+with open(path, "w") as f:
+    f.write("preset,space,metric,value\n-,user,instructions,%d\n-,kernel,instructions,0\n" % insns)
+    for w, lo, hi in (("L1", 4, 5), ("L2", 14, 14), ("L3", 50, 52), ("mem", 318, 318)):
+        f.write(f"zen4,-,latency_{w}_lo,{lo}\nzen4,-,latency_{w}_hi,{hi}\n")
+    f.write("zen4,-,latency_pdc_hit_lo,1\nzen4,-,latency_pdc_hit_hi,3\n")
+    for sp in ("user", "kernel"):
+        for m in metrics:
+            f.write(f"zen4,{sp},{m},{kv.get(m, 0) if sp == 'user' else 0}\n")
+EOF
+	echo "workload=$wl minflt=${FAULTS:-0} at_hint_regions=16" >"$logs/${name}_$mode.log"
+	echo "$name,$wl,$mode,1G,never,,0,60" >>"$logs/runs.csv"
+}
+
+# The chase, 5-level: 1000 walks, 100 PML5E reads from L1 (4 to 5 cycles each) and 20
+# PML5E PDC hits (1 to 3): the fifth level costs 400 + 20 = 420 to 500 + 60 = 560 cycles,
+# 0.42 to 0.56 per walk. Run time: 10,000 instructions at CPI 0.5 or 1.5, plus data
+# 10,000 to 20,000, walks 5,000 to 6,000, no L2-TLB hits: 20,000 or 30,000 (low end),
+# 31,000 or 41,000 (high end). Share: 420/30,000 = 1.400% .. 560/20,000... per end:
+# low 420/20,000 = 2.100%, 420/30,000 = 1.400%; high 560/31,000 = 1.806%,
+# 560/41,000 = 1.366%: 1.366 to 2.100%.
+chase5="walks=1000 refs_PML5E_L1=100 pdc_hits_PML5E=20 refs_PTE_L1=1000 walk_cycles_lo=5000 walk_cycles_hi=6000 data_cycles_lo=10000 data_cycles_hi=20000"
+record chase-4k chase 5 10000 $chase5
+# 4-level: the same walks without the fifth level: 4,600 to 5,500 walk cycles.
+record chase-4k chase 4 10000 walks=1000 refs_PTE_L1=1000 walk_cycles_lo=4600 walk_cycles_hi=5500 \
+	data_cycles_lo=10000 data_cycles_hi=20000
+# The same numbers for GUPS: no share (overlap), 42 to 56 fifth-level cycles per kI.
+record gups-1g gups 5 10000 $chase5
+# Regions 256 TiB apart: no 5 - 4 column.
+record chase-high16 chase 5 10000 $chase5
+record chase-high16 chase 4 10000 walks=1000 walk_cycles_lo=4600 walk_cycles_hi=5500
+# Faults: 50 faults; per fault 2 PML5E reads and 8.4 to 11.2 fifth-level cycles.
+FAULTS=50 record pagefault pagefault 5 10000 $chase5
+
+python3 analysis/walkmodel/report.py --logs "$logs" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
+is "report.py exits 0" "$? $(tail -c 600 "$tmp/err")" "0 "
+md=$tmp/out/walkmodel.md
+row() { grep "^| $1 | zen4 |" "$md" | head -n 1; }
+is "chase-4k: fifth level priced, share with the data cycles, 5 - 4 column" "$(row chase-4k)" \
+	"| chase-4k | zen4 | 100.00 | 1.000 | 1.100 | 0.1000 | 0.420 to 0.560 | 42.00 to 56.00 | 1.366 to 2.100% | 0.40 to 0.50 |"
+is "gups-1g: no share (overlap)" "$(row gups-1g | cut -d'|' -f9,10)" " 42.00 to 56.00 | n/a: overlap "
+is "chase-high16: no 5 - 4 column (layouts differ)" "$(row chase-high16 | cut -d'|' -f11)" \
+	" n/a: layouts differ "
+is "pagefault: per fault 2 PML5E reads, 8.40 to 11.20 cycles" \
+	"$(grep '^| pagefault | zen4 | 50 faults |' "$md" | cut -d'|' -f6,7)" " 2.000 | 8.40 to 11.20 "
+check "the summary comes first" grep -q '^## What the fifth level costs: bounds and their conditions' "$md"
+check "walkmodel.csv written" test -s "$tmp/out/walkmodel.csv"
+tap_done
