@@ -201,9 +201,14 @@ static __always_inline bool mm_of_target(struct mm_struct *mm, unsigned long add
 	return freeing ? !own : exec_stack_table(mm, address);
 }
 
-/* The -C slot of COMM, created on first use; NULL without -C or when full. */
+/*
+ * The -C slot of COMM, created on first use; NULL without -C or when full, and then the
+ * EVENTS the caller would have charged to it count as dropped (a task switch can charge
+ * several flushes at once).
+ */
 static __always_inline struct p4dstat_comm_counts *comm_slot(struct p4dstat_counts *c,
-							     struct p4dstat_comm_key *key)
+							     struct p4dstat_comm_key *key,
+							     __u64 events)
 {
 	static const struct p4dstat_comm_counts zero;
 	struct p4dstat_comm_counts *slot;
@@ -216,20 +221,21 @@ static __always_inline struct p4dstat_comm_counts *comm_slot(struct p4dstat_coun
 		return slot;
 	err = bpf_map_update_elem(&comms, key, &zero, BPF_NOEXIST);
 	if (err && err != -EEXIST) {	/* EEXIST: another CPU inserted it first */
-		add(c->comm_dropped, 1);
+		add(c->comm_dropped, events);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&comms, key);
 }
 
-static __always_inline struct p4dstat_comm_counts *current_comm_slot(struct p4dstat_counts *c)
+static __always_inline struct p4dstat_comm_counts *current_comm_slot(struct p4dstat_counts *c,
+								     __u64 events)
 {
 	struct p4dstat_comm_key key = {};	/* bytes after the name are part of the key */
 
 	if (!per_comm)
 		return NULL;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	return comm_slot(c, &key);
+	return comm_slot(c, &key, events);
 }
 
 /* p4d_alloc's init_mm field, from the tracepoint's arguments. */
@@ -249,7 +255,7 @@ static __always_inline void count_installed(struct p4dstat_counts *c, bool kerne
 		add(c->p4d_alloc_kernel, 1);
 	else
 		add(c->p4d_alloc_user, 1);
-	slot = comm_slot(c, owner);
+	slot = comm_slot(c, owner, 1);
 	if (slot)
 		add(slot->p4d_alloc, 1);
 }
@@ -259,7 +265,7 @@ static __always_inline void count_free(struct p4dstat_counts *c, struct p4dstat_
 	struct p4dstat_comm_counts *slot;
 
 	add(c->p4d_free, 1);
-	slot = comm_slot(c, owner);
+	slot = comm_slot(c, owner, 1);
 	if (slot)
 		add(slot->p4d_free, 1);
 }
@@ -572,7 +578,7 @@ static __always_inline void count_flushes(struct p4dstat_counts *c, __u32 reason
 	add(c->tlb_flush[reason], flushes);
 	if (reason == P4DSTAT_TLB_SHOOTDOWN_REQUEST)
 		return;	/* a request: the flushes are the receivers' */
-	slot = current_comm_slot(c);
+	slot = current_comm_slot(c, flushes);
 	if (slot)
 		add(slot->tlb_flush, flushes);
 }
@@ -694,7 +700,7 @@ static __always_inline void count_kernel_flush(bool whole)
 		add(c->tlb_all, 1);
 	else
 		add(c->tlb_kernel_range, 1);
-	slot = current_comm_slot(c);
+	slot = current_comm_slot(c, 1);
 	if (slot)
 		add(slot->tlb_kernel, 1);
 }
@@ -755,7 +761,7 @@ int mmap_exit(struct trace_event_raw_sys_exit *ctx)
 	len = (len + P4D_PAGE_SIZE - 1) & ~(P4D_PAGE_SIZE - 1);
 	add(c->mmap_above47, 1);
 	add(c->mmap_above47_bytes, len);
-	slot = current_comm_slot(c);
+	slot = current_comm_slot(c, 1);
 	if (slot) {
 		add(slot->mmap_above47, 1);
 		add(slot->mmap_above47_bytes, len);

@@ -572,9 +572,10 @@ static int take_snapshot(struct p4dstat_bpf *skel, const struct probe_loader *lo
 	return err;
 }
 
-static int arm(struct p4dstat_bpf *skel)
+/* Counting on (1) or off (0): every program checks it before it counts. */
+static int set_armed(struct p4dstat_bpf *skel, __u32 on)
 {
-	__u32 zero = 0, on = 1;
+	__u32 zero = 0;
 
 	return bpf_map_update_elem(bpf_map__fd(skel->maps.armed), &zero, &on, BPF_ANY) ?
 	       -errno : 0;
@@ -823,7 +824,7 @@ int main(int argc, char **argv)
 	/* Counting starts from zero here: the start is an empty reading, not a baseline. */
 	start.missed = probe_missed(loader);
 	clock_gettime(CLOCK_MONOTONIC, &start.when);
-	err = arm(skel);
+	err = set_armed(skel, 1);
 	if (!err)
 		err = copy_snapshot(&prev, &start);
 	if (err)
@@ -840,12 +841,22 @@ int main(int argc, char **argv)
 		report_header();
 	fflush(stdout);
 
-	while (!exiting && (!env.count || done < env.count)) {
+	for (bool last = false; !last; ) {
 		struct timespec nap = { env.interval, 0 };
 
 		/* A signal cuts the nap short: that last, partial interval is still printed. */
-		nanosleep(&nap, NULL);
-		err = take_snapshot(skel, loader, &cur);
+		if (!exiting)
+			nanosleep(&nap, NULL);
+		/*
+		 * The counters and the -C rows are read one after the other: the last reading,
+		 * which the totals are, is taken with counting off so that they agree. A
+		 * signal that comes after this test ends the next interval instead.
+		 */
+		last = exiting || (env.count && done + 1 >= env.count);
+		if (last)
+			err = set_armed(skel, 0);
+		if (!err)
+			err = take_snapshot(skel, loader, &cur);
 		if (err)
 			goto read_failed;
 		compute(&cur, &prev, v);
