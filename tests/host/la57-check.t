@@ -45,9 +45,9 @@ if [ "${1:-}" = --in-guest ]; then
 	native brk -- "$bin/la57-brk"
 	native keep-brk --keep-brk -- "$bin/la57-brk"
 	# The race is timing: execve must kill the leader while it still waits inside the
-	# rewritten mmap. Up to three tries, until one cuts a rewrite short; the last one's
+	# rewritten mmap. Up to five tries, until one cuts a rewrite short; the last one's
 	# files are kept, every one's status recorded.
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		rm -rf "$out/thread-exec.kept"
 		native thread-exec --keep "$out/thread-exec.kept" -- "$bin/la57-thread-exec" \
 			"$bin/la57-exec-target"

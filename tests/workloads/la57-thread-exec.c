@@ -27,8 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Read-only: the zero page, no memory but page tables. */
-#define POPULATED_BYTES	(1UL << 30)
+/*
+ * Read-only: the zero page, no memory but page tables (8 MiB of them). Large, so that
+ * the leader waits long for the lock and is still waiting when execve() kills it.
+ */
+#define POPULATED_BYTES	(4UL << 30)
 #define WAIT_POLLS	20000		/* 1 ms each: execve anyway after 20 s */
 
 static pid_t leader;
