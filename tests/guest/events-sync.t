@@ -83,8 +83,9 @@ new_entries() {
 	[ $first -gt $had ] || first=$((had + 1))
 	echo $((last >= first ? last - first + 1 : 0))
 }
-echo "# direct map $direct, vmemmap $vmemmap, RAM ends at $(printf '0x%x' $ram_end) ($(printf '0x%x' "$ram_below") below the probe)," \
-	"block $block bytes at $probe, struct page $page_struct bytes"
+echo "# direct map $direct, vmemmap $vmemmap, RAM ends at $(printf '0x%x' $ram_end)" \
+	"($(printf '0x%x' "$ram_below") below the probe), block $block bytes at $probe," \
+	"struct page $page_struct bytes"
 
 echo "p:$kprobe pgd_page_get_mm" >>"$tfs/kprobe_events" || not_ok "kprobe on pgd_page_get_mm" "kprobe_events refused it"
 at_exit "echo '-:$kprobe' >>$tfs/kprobe_events"
