@@ -67,7 +67,10 @@ def read_info(logs):
         with open(path) as f:
             for line in f:
                 k, _, v = line.rstrip("\n").partition(",")
-                info[k] = v
+                if k == "rerun":        # one line per --only run
+                    info.setdefault("reruns", []).append(v)
+                else:
+                    info[k] = v
     return info
 
 
@@ -194,6 +197,11 @@ def table(w, header, rows):
     w("")
 
 
+def gp_str(text):
+    """A gnuplot string literal: in single quotes a quote is written twice."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def plot(out, name, title, xlabel, ylabel, series, xtics, xrange):
     """series: [(label, [(x, y), ...])]; x = 0 drawn at 0.5 on a log axis."""
     dat = os.path.join(out, f"{name}.dat")
@@ -203,23 +211,23 @@ def plot(out, name, title, xlabel, ylabel, series, xtics, xrange):
             for x, y in pts:
                 f.write(f"{x} {y:.5f}\n")
             f.write("\n\n")
-    plots = ", ".join(f"'{dat}' index {i} using ($1 == 0 ? 0.5 : $1):2 with linespoints"
-                      f" title '{label}'" for i, (label, _) in enumerate(series))
+    plots = ", ".join(f"{gp_str(dat)} index {i} using ($1 == 0 ? 0.5 : $1):2 with linespoints"
+                      f" title {gp_str(label)}" for i, (label, _) in enumerate(series))
     script = f"""
 set datafile commentschars '#'
-set xlabel '{xlabel}'
-set ylabel '{ylabel}'
+set xlabel {gp_str(xlabel)}
+set ylabel {gp_str(ylabel)}
 set logscale x 2
 set xtics ({xtics})
 set xrange [{xrange}]
 set yrange [-0.05:*]
 set key outside right
 set grid
-set title '{title}'
+set title {gp_str(title)}
 plot {plots}
 """
     for term, ext in (("pngcairo size 1000,540", "png"), ("svg size 1000,540", "svg")):
-        subprocess.run(["gnuplot"], input=f"set terminal {term}\nset output '{out}/{name}.{ext}'\n"
+        subprocess.run(["gnuplot"], input=f"set terminal {term}\nset output {gp_str(f'{out}/{name}.{ext}')}\n"
                        + script, text=True, check=True)
 
 
@@ -311,7 +319,9 @@ def main():
     w(f"Written by `{info.get('command', 'analysis/walkmodel/run')}` (`make bench`) at commit"
       f" {info.get('commit', 'unknown')}, started {info.get('started', '?')}, in"
       f" {fmt(int(info['seconds']) / 60, 0) + ' min' if 'seconds' in info else 'an unknown time'}"
-      f" ({len(secs)} plugin boots, two at a time; host: {info.get('host', '?')})."
+      f" ({len(secs)} plugin boots, two at a time; host: {info.get('host', '?')})"
+      f"{', guest kernel ' + info['kernel'] if 'kernel' in info else ''}."
+      + "".join(f" Cells rerun with `--only`: {r}." for r in info.get("reruns", [])) +
       " `walkmodel.so`, a QEMU TCG plugin, feeds every guest load and store of the measured"
       " part of a workload to a model of the TLBs, upper-level caches and caches of each"
       " preset, walking the guest's own page tables; a warm-up before the measured part"

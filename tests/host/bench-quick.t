@@ -252,4 +252,15 @@ for mode in 4 5; do
 			test $((p5 * 100)) -lt "$walks"
 	fi
 done
+# The records name the kernel they were made on, and --only will not mix in a cell of
+# another kernel.
+kernel=$(sed -n 's/^kernel,//p' "$wlogs/info.csv")
+check "walk model: info.csv names the guest kernel's series and config hash" \
+	grep -q "series $(series_id | cut -c1-12), config sha256 $(sha256sum <"$P4D_KERNELS/patched/.config" | cut -c1-12)\$" <<<"$kernel"
+cp "$wlogs/info.csv" "$tmp/info.csv"
+sed -i 's/^kernel,.*/kernel,another kernel/' "$wlogs/info.csv"
+analysis/walkmodel/run --quick --only chase-4k_5 >"$tmp/only.out" 2>&1
+is "walk model: --only on records of another kernel exits 1" "$?" 1
+check "... saying whose they are" grep -q 'made on another kernel (another kernel): run the whole matrix' "$tmp/only.out"
+cp "$tmp/info.csv" "$wlogs/info.csv"
 tap_done

@@ -64,6 +64,15 @@ record chase-high16 chase 4 10000 walks=1000 walk_cycles_lo=4600 walk_cycles_hi=
 # Faults: 50 faults; per fault 2 PML5E reads and 8.4 to 11.2 fifth-level cycles.
 FAULTS=50 record pagefault pagefault 5 10000 $chase5
 
+# Provenance as analysis/walkmodel/run writes it, with two --only reruns.
+cat >"$logs/info.csv" <<'EOF'
+command,analysis/walkmodel/run
+commit,abc1234
+started,2026-01-01 00:00:00 UTC
+kernel,6.1.0 series 0123456789ab, config sha256 ba9876543210
+rerun,chase-4k_5 at 2026-01-02 00:00:00 UTC, commit def5678
+rerun,gups-1g_5 chase-high16_4 at 2026-01-03 00:00:00 UTC, commit def5678
+EOF
 python3 analysis/walkmodel/report.py --logs "$logs" --out "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
 is "report.py exits 0" "$? $(tail -c 600 "$tmp/err")" "0 "
 md=$tmp/out/walkmodel.md
@@ -76,5 +85,18 @@ is "chase-high16: no 5 - 4 column (layouts differ)" "$(row chase-high16 | cut -d
 is "pagefault: per fault 2 PML5E reads, 8.40 to 11.20 cycles" \
 	"$(grep '^| pagefault | zen4 | 50 faults |' "$md" | cut -d'|' -f6,7)" " 2.000 | 8.40 to 11.20 "
 check "the summary comes first" grep -q '^## What the fifth level costs: bounds and their conditions' "$md"
+check "the header names the guest kernel" \
+	grep -qF 'guest kernel 6.1.0 series 0123456789ab, config sha256 ba9876543210.' "$md"
+check "... and every --only rerun, in order" grep -qF 'Cells rerun with `--only`: chase-4k_5 at 2026-01-02 00:00:00 UTC, commit def5678. Cells rerun with `--only`: gups-1g_5 chase-high16_4 at 2026-01-03' "$md"
+# Plot titles are gnuplot strings: a quote in one (the level sweep's "one cache's size")
+# must not end it.
+if command -v gnuplot >/dev/null; then
+	mkdir -p "$tmp/plot"
+	(cd analysis/walkmodel && python3 -c 'import sys, report
+report.plot(sys.argv[1], "q", "one cache'"'"'s size", "entries", "refs", [("it'"'"'s", [(0, 1.0), (2, 2.0)])], "\"0\" 0.5, \"2\" 2", "0.4:4")' "$tmp/plot") >"$tmp/plot.out" 2>&1
+	is "a plot whose title and labels hold quotes is drawn" "$? $(ls "$tmp/plot" | tr '\n' ' ')" "0 q.dat q.png q.svg "
+else
+	skip "a plot whose title and labels hold quotes is drawn" "gnuplot missing: make deps"
+fi
 check "walkmodel.csv written" test -s "$tmp/out/walkmodel.csv"
 tap_done
