@@ -223,6 +223,15 @@ def header(w, boots, host, kernels, missing, model_report):
     for k in kernels:
         rows.append([f"kernel {k}", next((host[p].get("kernel_" + k) for p in PARTS
                                           if host.get(p, {}).get("kernel_" + k)), "?")])
+    # The kernels of one configuration differ only in what their names say (analysis/run
+    # records each .config against its patched kernel's).
+    for k in kernels:
+        change = next((host[p].get("configdiff_" + k) for p in PARTS
+                       if host.get(p, {}).get("configdiff_" + k)), None)
+        if change:
+            ref = "debian" if k.startswith("debian") else "patched"
+            rows.append([f".config {k} vs {ref}", "no difference" if change == "none"
+                         else change])
     rows += [[f"part {p}", when(p)] for p in PARTS]
     w(md_table(["", ""], rows, ["l", "l"]))
     w("\nKernels: *patched* is 6.1 with `patches/`, *vanilla* without them, *no5level* the"

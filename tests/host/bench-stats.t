@@ -72,9 +72,19 @@ funcs() { # CELL A B C
 funcs no5level_4 80 40 0
 funcs patched_4 80 48 8
 funcs patched_5 88 48 8
+# analysis/run's provenance: each kernel's .config against its patched kernel's.
+{
+	echo "date 2026-01-01 00:00:00 UTC"
+	echo "configdiff_vanilla none"
+	echo "configdiff_no5level PGTABLE_LEVELS 5 -> 4, X86_5LEVEL y -> n"
+} >"$logs/host-icount.txt"
 python3 analysis/report/stats.py "$logs" "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
 is "stats.py on a well-formed matrix exits 0" "$?" 0
 md=$tmp/out/results.md
+check "provenance: a kernel whose .config equals its patched kernel's says so" \
+	grep -qxF '| .config vanilla vs patched | no difference |' "$md"
+check "... and one that differs names every option that does" \
+	grep -qxF '| .config no5level vs patched | PGTABLE_LEVELS 5 -> 4, X86_5LEVEL y -> n |' "$md"
 # fault-file: paging 5 boots 1101, 1102; compiled out 1001, 1002. Welch: d = 100,
 # se = sqrt(0.25 + 0.25), df = 2, t = 4.303: [96.96, 103.04], in per cent of 1001.5.
 check "key table: 5 vs compiled out, Welch over the boots' medians" \
@@ -100,6 +110,20 @@ check "the report names the parts whose logs are missing, and how to make them" 
 	grep -q 'Missing from this report.*part debian (make kernels-debian, then analysis/run --parts debian); part model' "$md"
 check "funcs.csv: per operation, per function" \
 	grep -qx 'small guest kernel (tinyconfig + guest-image/kernel.config),fault-file,patched,5,a,11.0000,1.0000' "$tmp/out/funcs.csv"
+
+# analysis/run's config_changes on two made-up .config files, with the tree's diffconfig.
+if [ -f build/linux-6.1/scripts/diffconfig ]; then
+	printf 'CONFIG_X86_5LEVEL=y\nCONFIG_PGTABLE_LEVELS=5\nCONFIG_A=y\nCONFIG_B=m\n' >"$tmp/a.config"
+	printf '# CONFIG_X86_5LEVEL is not set\nCONFIG_PGTABLE_LEVELS=4\nCONFIG_B=m\nCONFIG_C=y\n' \
+		>"$tmp/b.config"
+	got=$(P4D_TREE=build/linux-6.1 bash -c "$(sed -n '/^config_changes()/,/^}/p' analysis/run)
+		config_changes $tmp/a.config $tmp/b.config; config_changes $tmp/a.config $tmp/a.config")
+	is "analysis/run's config_changes: changed, removed and added options; none" "$got" \
+		"A y -> unset, PGTABLE_LEVELS 5 -> 4, X86_5LEVEL y -> n, C unset -> y
+none"
+else
+	skip "analysis/run's config_changes" "no kernel tree: make tree"
+fi
 
 # funcs.so rows that do not add up to their section's total must stop the report.
 cp -r "$logs" "$tmp/logs-funcs"
