@@ -18,7 +18,9 @@ import funcs
 from benchstats import mean, mean_ci, median, welch
 from records import (EVENTS, LEVELS, PARTS, PTMEM_COLS, SWPATH_COLS, RecordError, read_logs,
                      write_csv)
-from report import WHERE, combined, read_model  # the walk model's own reading of its runs
+# the walk model's own reading and pricing of its runs
+from report import WHERE, combined, read_model
+from report import events as walkmodel_events, load as walkmodel_load
 
 OPS = [
     ("syscall", "getppid() (control)"),
@@ -301,28 +303,22 @@ def key_table(w, M, cfg, first):
 
 
 def walk_per_fault(wm_logs, preset="zen4"):
-    """The walk model's pagefault workload on 5-level: its PML5E reads per fault, priced
-    as the model's report prices them (within the 5-level run, at the preset's latency
-    band for where each was served), and its instructions per fault. None if absent."""
-    model = os.path.join(wm_logs or "", "pagefault_5.csv")
-    log = os.path.join(wm_logs or "", "pagefault_5.log")
-    if not wm_logs or not os.path.exists(model) or not os.path.exists(log):
+    """The walk model's pagefault workload on 5-level, as the model's own report prices
+    it (report.py: the fifth level's PML5E reads and PDC lookups within the 5-level run,
+    its share of the run's modelled time): per fault. None if absent."""
+    if not wm_logs or not os.path.exists(os.path.join(wm_logs, "runs.csv")):
         return None
-    stats5, insns = read_model(model)
-    m = combined(stats5, preset)
-    lat = stats5.get((preset, "-"), {})
-    with open(log) as f:
-        result = next((dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-                       for line in f if line.startswith("workload=pagefault")), {})
-    faults = int(result.get("minflt", 0))
-    if not faults or not m.get("walks"):
+    run = walkmodel_load(wm_logs)[1].get(("pagefault", "5"))
+    if not run or not run.has(preset) or not run.walks(preset):
         return None
-    cycles = [sum(m.get(f"refs_PML5E_{where}", 0) * lat.get(f"latency_{where}_{end}", 0)
-                  for where in WHERE) / faults for end in ("lo", "hi")]
+    _, faults = walkmodel_events(run)
+    if not faults:
+        return None
+    fifth = run.fifth(preset)
     return {"faults": faults, "preset": preset,
-            "pml5e": sum(m.get(f"refs_PML5E_{where}", 0) for where in WHERE) / faults,
-            "cycles": cycles,
-            "instructions": (insns.get("user", 0) + insns.get("kernel", 0)) / faults}
+            "pml5e": sum(run.m(preset).get(f"refs_PML5E_{where}", 0) for where in WHERE) / faults,
+            "cycles": [c / faults for c in fifth], "share": run.share(preset, fifth),
+            "instructions": run.insns / faults}
 
 
 def clear_cost(M):
@@ -425,14 +421,15 @@ def anchor(w, M, wm_logs):
           " instruction growth here.")
     wf = walk_per_fault(wm_logs)
     if wf:
-        walk_pct = [c / (wf["instructions"] * cpi) * 100 for c in wf["cycles"] for cpi in CPI_BAND]
         w(f"- **Hardware page walks** (walk model, preset {wf['preset']}, its pagefault"
           f" workload on 5-level: {wf['faults']:,} faults of {wf['instructions']:,.0f}"
-          f" instructions each, user and kernel): {wf['pml5e']:.4f} PML5E reads per fault,"
-          f" priced at {fmt_range(*wf['cycles'], digits=3).lstrip('+')} cycles per fault:"
-          f" {fmt_range(min(walk_pct), max(walk_pct), digits=4).lstrip('+')}% of the"
-          " fault's cycles at {}-{} cycles per instruction (the walk model's own report"
-          " says under which cache design this holds).".format(*CPI_BAND))
+          f" instructions each, user and kernel): {wf['pml5e']:.4f} PML5E reads per fault;"
+          f" the fifth level's reads and lookups cost {fmt_range(*wf['cycles'], digits=2).replace('+', '')}"
+          " cycles per fault, "
+          + (f"{fmt_range(*wf['share'], digits=3).replace('+', '')}%" if wf["share"] else "n/a")
+          + " of the fault workload's modelled time (instructions at {}-{} cycles each, plus"
+          " its data accesses and walks at the preset's latencies; the walk model's own"
+          " report says under which cache design this holds).".format(*CPI_BAND))
     else:
         w("- **Hardware page walks**: no walk-model run of the pagefault workload here"
           " (`analysis/run --parts model`).")

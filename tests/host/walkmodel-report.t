@@ -84,6 +84,12 @@ is "chase-high16: no 5 - 4 column (layouts differ)" "$(row chase-high16 | cut -d
 	" n/a: layouts differ "
 is "pagefault: per fault 2 PML5E reads, 8.40 to 11.20 cycles" \
 	"$(grep '^| pagefault | zen4 | 50 faults |' "$md" | cut -d'|' -f6,7)" " 2.000 | 8.40 to 11.20 "
+# results.md (analysis/report/stats.py) quotes the same per-fault figures as the model's
+# report, from the same records.
+got=$(cd analysis/report && python3 -c 'import sys, stats
+wf = stats.walk_per_fault(sys.argv[1])
+print(f"{wf['"'"'pml5e'"'"']:.3f} {wf['"'"'cycles'"'"'][0]:.2f} to {wf['"'"'cycles'"'"'][1]:.2f} {wf['"'"'faults'"'"']}")' "$logs" 2>&1)
+is "stats.py prices a fault as the model's report does" "$got" "2.000 8.40 to 11.20 50"
 check "the summary comes first" grep -q '^## What the fifth level costs: bounds and their conditions' "$md"
 check "the header names the guest kernel" \
 	grep -qF 'guest kernel 6.1.0 series 0123456789ab, config sha256 ba9876543210.' "$md"
