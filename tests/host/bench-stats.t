@@ -77,7 +77,10 @@ funcs patched_5 88 48 8
 	echo "date 2026-01-01 00:00:00 UTC"
 	echo "configdiff_vanilla none"
 	echo "configdiff_no5level PGTABLE_LEVELS 5 -> 4, X86_5LEVEL y -> n"
+	echo "commit abc1234"
+	echo "series 0123456789ab"
 } >"$logs/host-icount.txt"
+printf 'date 2026-01-02 00:00:00 UTC\ncommit def5678\n' >"$logs/host-funcs.txt"
 python3 analysis/report/stats.py "$logs" "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
 is "stats.py on a well-formed matrix exits 0" "$?" 0
 md=$tmp/out/results.md
@@ -85,6 +88,8 @@ check "provenance: a kernel whose .config equals its patched kernel's says so" \
 	grep -qxF '| .config vanilla vs patched | no difference |' "$md"
 check "... and one that differs names every option that does" \
 	grep -qxF '| .config no5level vs patched | PGTABLE_LEVELS 5 -> 4, X86_5LEVEL y -> n |' "$md"
+check "parts run at different commits: each commit with its parts" \
+	grep -qxF '| repository | commit abc1234 (part icount), commit def5678 (part funcs), series 0123456789ab |' "$md"
 # fault-file: paging 5 boots 1101, 1102; compiled out 1001, 1002. Welch: d = 100,
 # se = sqrt(0.25 + 0.25), df = 2, t = 4.303: [96.96, 103.04], in per cent of 1001.5.
 check "key table: 5 vs compiled out, Welch over the boots' medians" \
