@@ -346,6 +346,12 @@ def pct(a, b):
     return (a - b) / b * 100
 
 
+def span(values):
+    """The values seen: one, or "lowest to highest" when they differ."""
+    lo, hi = min(values), max(values)
+    return f"{lo}" if lo == hi else f"{lo} to {hi}"
+
+
 def fmt_range(lo, hi, digits=2, unit=""):
     """A range, or one number when both ends are the same at this precision."""
     a, b = f"{lo:+.{digits}f}", f"{hi:+.{digits}f}"
@@ -601,12 +607,10 @@ def checks(w, M, data, func_cells):
                              ("clear4k", "pages read back zero per 512")):
                 aux = {r["aux"] for rs in M.rounds(k, m, op).values() for r in rs}
                 if aux:
-                    lines.append(f"{k} {t}, {op}: {what} {min(aux)}"
-                                 + ("" if len(aux) == 1 else f" to {max(aux)}"))
+                    lines.append(f"{k} {t}, {op}: {what} {span(aux)}")
         thp = {r["aux"] for rs in M.rounds(*cfg.P5, "faultthp").values() for r in rs}
         if thp:
-            lines.append(f"{cfg.patched} paging 5, faultthp: THPs mapped per sample"
-                         f" {min(thp)} to {max(thp)}")
+            lines.append(f"{cfg.patched} paging 5, faultthp: THPs mapped per sample {span(thp)}")
     cal = data["calib"]
     if cal:
         rel = [c["ns"] / c["instructions"] for c in cal]

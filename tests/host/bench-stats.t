@@ -105,6 +105,7 @@ check "pages cleared per op come from the tables rows" \
 # tracefs on getppid and tp_btf on mmap differ by the same in both boots: no spread.
 is "no interval whose two ends are one number (a value without spread stands alone)" \
 	"$(grep -oE '\[([^],]+), \1\]' "$md")" ""
+is "... and no range written \"X to X\"" "$(grep -oE '(^|[ (])([-+]?[0-9][0-9.,]*%?) to \2([ ,.;)]|$)' "$md")" ""
 check "... for instance a consumer's per-event cost over two equal boots" \
 	grep -qF '+50 (n=2), 50/event' "$md"
 check "the per-function table: each function's counts and differences (5-out, 4-out, 5-4)" \
