@@ -19,7 +19,7 @@ from benchstats import mean, mean_ci, median, welch
 from records import (EVENTS, LEVELS, PARTS, PTMEM_COLS, SWPATH_COLS, RecordError, read_logs,
                      write_csv)
 # the walk model's own reading and pricing of its runs
-from report import WHERE, combined, read_model
+from report import WHERE
 from report import events as walkmodel_events, load as walkmodel_load
 
 OPS = [
