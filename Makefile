@@ -14,6 +14,8 @@ msg = $(if $(Q),@printf '  %-8s %s\n' '$(1)' '$(2)' >&2)
 
 BUILD := build
 BIN := $(BUILD)/bin
+# What is built against a tree's BTF (p4dstat, racehold): one folder per tree.
+TOOLS := $(BUILD)/tools-$(KVER)
 CC := gcc
 WORKLOAD_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c))
@@ -92,7 +94,7 @@ test-guest: kernel image tools
 	$(Q)tests/run-all --guest $(MODES)
 
 clean:
-	$(Q)rm -rf $(BUILD)/bin $(BUILD)/bpf $(BUILD)/analysis $(BUILD)/selftests-* $(BUILD)/walkmodel $(BUILD)/kernel-* $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
+	$(Q)rm -rf $(BUILD)/bin $(BUILD)/tools-* $(BUILD)/analysis $(BUILD)/selftests-* $(BUILD)/walkmodel $(BUILD)/kernel-* $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
 
 # Both trees, or the one KVER= names on the command line.
 check-patches: deps
@@ -141,11 +143,11 @@ check-prefix:
 	$(Q)case '$(PREFIX)' in /*) ;; *) echo "make: PREFIX must be an absolute path, not '$(PREFIX)'" >&2; exit 2 ;; esac
 
 install: check-prefix
-	$(Q)for f in $(BIN)/p4dstat $(BIN)/la57-place; do \
-		[ -x $$f ] || { echo "make install: no $$f: run 'make tools' first" >&2; exit 1; }; \
+	$(Q)for f in $(TOOLS)/p4dstat $(BIN)/la57-place; do \
+		[ -x $$f ] || { echo "make install: no $$f: run 'make tools KVER=$(KVER)' first" >&2; exit 1; }; \
 	done
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)install -D -m 755 $(BIN)/p4dstat $(DESTDIR)$(PREFIX)/sbin/p4dstat
+	$(Q)install -D -m 755 $(TOOLS)/p4dstat $(DESTDIR)$(PREFIX)/sbin/p4dstat
 	$(Q)install -D -m 644 bpf/p4dstat.8 $(DESTDIR)$(PREFIX)/share/man/man8/p4dstat.8
 	$(Q)install -D -m 644 la57check/la57-check.8 $(DESTDIR)$(PREFIX)/share/man/man8/la57-check.8
 	$(Q)install -D -m 644 bpf/p4dstat_example.txt \

@@ -18,11 +18,14 @@ step() {
 
 # The kernel tree to work on: Debian's linux-source-$P4D_KVER (make KVER=6.12), each with
 # its own series in patches/$P4D_KVER, tree in build/linux-$P4D_KVER and kernels in
-# build/kernel-$P4D_KVER/FLAVOUR.
+# build/kernel-$P4D_KVER/FLAVOUR, tools built against its BTF in build/tools-$P4D_KVER.
 P4D_KVER=${P4D_KVER:-6.1}
 P4D_SERIES=${P4D_SERIES:-$P4D_TOP/patches/$P4D_KVER}
 P4D_TREE=$P4D_BUILD/linux-$P4D_KVER
 P4D_KERNELS=$P4D_BUILD/kernel-$P4D_KVER
+# What make tools builds against the tree's own BTF (p4dstat, racehold) lives per tree, so
+# guests of two trees can run side by side while either tree's tools are rebuilt.
+P4D_TOOLS=$P4D_BUILD/tools-$P4D_KVER
 
 # Every boot of the in-guest suite (make test, test-plants, test-debug) gets 2 GiB: 6.12's
 # virtual_address_range selftest builds about 512 MiB of page tables

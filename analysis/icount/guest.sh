@@ -157,13 +157,13 @@ else
 	# sample by sample: blocks with it alternate with blocks without (off:p4dstat).
 	if [ $quick = 1 ]; then
 		echo "consumer,p4dstat,left out of the quick run"
-	elif [ -x "$top/build/bin/p4dstat" ]; then
+	elif [ -x "$top/build/tools-$P4D_KVER/p4dstat" ]; then
 		for _ in 1 2 3; do
 			for spec in "${consumer_specs[@]}"; do
 				set -- $spec
 				swpath off:p4dstat single "$1" "$2" $(($3 / 4))
 			done
-			"$top/build/bin/p4dstat" -j 3600 >$work/p4dstat.out 2>$work/p4dstat.err &
+			"$top/build/tools-$P4D_KVER/p4dstat" -j 3600 >$work/p4dstat.out 2>$work/p4dstat.err &
 			pid=$!
 			for _ in $(seq 300); do
 				grep -q Tracing $work/p4dstat.err 2>/dev/null && break
@@ -184,7 +184,7 @@ else
 			echo "consumer,p4dstat,$(tail -n 1 $work/p4dstat.out)"
 		done
 	else
-		echo "consumer,p4dstat,not built (build/bin/p4dstat missing)"
+		echo "consumer,p4dstat,not built (build/tools-$P4D_KVER/p4dstat missing)"
 	fi
 fi
 

@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
 . ../lib/guest.sh
-p4dstat=$bin/p4dstat
+p4dstat=$tools/p4dstat
 
 if ! command -v bpftrace >/dev/null; then
 	not_ok "outcome=nomem" "no bpftrace in this root: run 'make deps' (scripts/deps installs it)"

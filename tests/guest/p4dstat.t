@@ -15,7 +15,7 @@
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
 . ../lib/guest.sh
-p4dstat=$bin/p4dstat
+p4dstat=$tools/p4dstat
 
 if [ -d $tfs/events/pgtable ]; then kernel=series; else kernel=vanilla; fi
 # P4D tables exist only with 5-level paging, and only there do hints above 47 bits get

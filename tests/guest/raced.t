@@ -36,7 +36,7 @@ fi
 
 trace_start race pgtable/p4d_alloc pgtable/p4d_free kmem/mm_page_free
 inst=$tfs/instances/race
-"$bin"/racehold $REGIONS >"$tmp/runs" 2>"$tmp/err"
+"$tools"/racehold $REGIONS >"$tmp/runs" 2>"$tmp/err"
 rc=$?
 overruns=$(cat "$inst"/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
 trace_stop race "$tmp/events"

@@ -6,13 +6,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
+. scripts/lib.sh
 top=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 prefix=/usr/local
 
-for f in build/bin/p4dstat build/bin/la57-place; do
+for f in "$P4D_TOOLS/p4dstat" build/bin/la57-place; do
 	if [ ! -x "$f" ]; then
 		skip "make install" "no $f: run 'make tools'"
 		tap_done
@@ -63,7 +64,7 @@ is "modes: programs and scripts 755, pages 644" "$modes" \
 .$prefix/bin/la57-check 755
 .$prefix/share/man/man8/p4dstat.8 644
 .$prefix/share/bpftrace/tools/tlbflush.bt 755"
-cmp -s "$dest$prefix/sbin/p4dstat" build/bin/p4dstat
+cmp -s "$dest$prefix/sbin/p4dstat" "$P4D_TOOLS/p4dstat"
 is "the installed p4dstat is the built one" "$?" 0
 
 ## The installed programs, with the repository out of reach: in a mount namespace of

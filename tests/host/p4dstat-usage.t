@@ -6,7 +6,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/lib/tap.sh
-p4dstat=$PWD/build/bin/p4dstat
+. scripts/lib.sh
+p4dstat=$P4D_TOOLS/p4dstat
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

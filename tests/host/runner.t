@@ -112,7 +112,7 @@ fi
 # A CPU busy in the kernel past the soft-lockup threshold (1 s here: 2 x watchdog_thresh)
 # panics the guest (guest-image/kernel.config): racehold holds one thread inside
 # __p4d_alloc() for 20 s with nobody to release it.
-$run --paging 5 -- sh -c 'echo 1 >/proc/sys/kernel/watchdog_thresh && exec build/bin/racehold --hold 20' \
+$run --paging 5 -- sh -c "echo 1 >/proc/sys/kernel/watchdog_thresh && exec $P4D_TOOLS/racehold --hold 20" \
 	>/dev/null 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 125 ] && grep -q '^run-guest: the guest kernel said: .*BUG: soft lockup' "$tmp/err"; then

@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2034 # the variables are for the tests that source this
 # The start every in-guest test shares. Source it from a test that has cd'ed to its own
 # directory (tests/guest or tests/vanilla): the TAP and tracefs helpers, $top (the
-# checkout), $bin (the workloads and tools), $mode (the paging mode the guest was booted
+# checkout), $bin (the workloads and tools), $tools (what was built against this tree's
+# BTF: p4dstat, racehold; run-guest passes the tree as P4D_KVER), $mode (the paging mode the guest was booted
 # in) and $tmp, a scratch directory removed at exit. at_exit CMD runs CMD at exit, the
 # last registered first, before $tmp goes; the PIDs a test adds to bg are killed then.
 # Waiting without a fork (so a window that counts the whole system sees no process of
@@ -10,6 +11,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/tracefs.sh"
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$top/build/bin
+tools=$top/build/tools-${P4D_KVER:?run me inside the guest (scripts/run-guest)}
 mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
 tmp=$(mktemp -d)
 
