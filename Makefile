@@ -9,8 +9,14 @@ export V
 # The Debian kernel tree to patch, build and test: 6.1 or 6.12 (patches/KVER).
 KVER ?= 6.1
 export P4D_KVER := $(KVER)
+# Every tree with a series: make test-full tests them all.
+TREES := $(patsubst patches/%/,%,$(wildcard patches/*/))
 Q := $(if $(filter 1,$(V)),,@)
 msg = $(if $(Q),@printf '  %-8s %s\n' '$(1)' '$(2)' >&2)
+# Each phase of a run prints when it starts and ends and is recorded in one log per
+# top-level make (or per CI run: .ci/run sets it), whose table closes the tests' output.
+export P4D_PHASE_LOG ?= $(CURDIR)/build/phases/$(shell date +%Y%m%d-%H%M%S)-$(shell echo $$PPID).log
+PHASE := scripts/phase
 
 BUILD := build
 BIN := $(BUILD)/bin
@@ -22,29 +28,31 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/
 
 .PHONY: all deps tree kernel kernel-vanilla kernel-debug kernel-no5level image tools \
 	kernel-debian kernel-debian-vanilla kernel-debian-no5level kernels-debian \
-	workloads run test test-guest test-plants test-debug bench check-patches clean \
-	install uninstall check-prefix
+	build-tools workloads run test test-full test-guest test-plants test-debug bench \
+	check-patches clean install uninstall check-prefix
 
 all: kernel image tools
 
 deps:
-	$(Q)scripts/deps
+	$(Q)$(PHASE) deps scripts/deps
 
 tree: deps
-	$(Q)scripts/prepare-tree
+	$(Q)$(PHASE) "tree $(KVER)" scripts/prepare-tree
 
+# A kernel is rebuilt only when its inputs change (scripts/build-kernel's key).
 kernel: tree
-	$(Q)scripts/build-kernel patched >/dev/null
+	$(Q)$(PHASE) "kernel $(KVER)/patched" scripts/build-kernel patched >/dev/null
 
 kernel-vanilla: tree
-	$(Q)scripts/build-kernel vanilla >/dev/null
+	$(Q)$(PHASE) "kernel $(KVER)/vanilla" scripts/build-kernel vanilla >/dev/null
 
 kernel-debug: tree
-	$(Q)scripts/build-kernel debug >/dev/null
+	$(Q)$(PHASE) "kernel $(KVER)/debug" scripts/build-kernel debug >/dev/null
 
-# The patched kernel with CONFIG_X86_5LEVEL=n: make bench's "compiled out" kernel.
+# The patched kernel with CONFIG_X86_5LEVEL=n: the "compiled out" kernel of make bench and
+# make test-full. make test compiles only the series' objects so (tests/host/no5level-build.t).
 kernel-no5level: tree
-	$(Q)scripts/build-kernel no5level >/dev/null
+	$(Q)$(PHASE) "kernel $(KVER)/no5level" scripts/build-kernel no5level >/dev/null
 
 # The kernel people run: Debian's configuration of its cloud kernel (linux-config-KVER),
 # patched, vanilla and with CONFIG_X86_5LEVEL=n, for make bench's second column set. Not
@@ -61,9 +69,12 @@ kernel-debian-no5level: tree
 kernels-debian: kernel-debian kernel-debian-vanilla kernel-debian-no5level
 
 image: deps
-	$(Q)scripts/build-initramfs
+	$(Q)$(PHASE) image scripts/build-initramfs
 
-tools: workloads
+tools:
+	$(Q)$(PHASE) "tools $(KVER)" $(MAKE) -s --no-print-directory build-tools
+
+build-tools: workloads
 	$(Q)if [ -f bpf/Makefile ]; then $(MAKE) -s -C bpf; fi
 	$(Q)if [ -f tests/validate/Makefile ]; then $(MAKE) -s -C tests/validate; fi
 	$(Q)$(MAKE) -s -C la57check
@@ -85,10 +96,20 @@ $(BIN):
 run: kernel image tools
 	$(Q)scripts/demo
 
-test: kernel kernel-vanilla kernel-no5level image tools
+test: kernel kernel-vanilla image tools
 	$(Q)tests/run-all
 
-# The in-guest suite alone, on MODES (default all three): CI runs 6.12's 5 and 4.
+# Everything, on every tree: the host tests, the whole suite on all three modes (the tool
+# tests on no5lvl too), the vanilla kernels' suites, the compiled-out kernels, the plants
+# CI subset, and fresh fuzz seeds. docs/running.md says how long it takes.
+test-full:
+	$(Q)for k in $(TREES); do \
+		$(MAKE) --no-print-directory kernel kernel-vanilla kernel-no5level image tools KVER=$$k || exit; \
+	done
+	$(Q)P4DSCOPE_FUZZ_SEED=fresh tests/run-all \
+		$(foreach k,$(TREES),host:$(k) $(k):5 $(k):4 $(k):no5lvl:all $(k):vanilla $(k):plants)
+
+# The in-guest suite alone, on MODES (default all three; no5lvl without the tool tests).
 MODES ?= 5 4 no5lvl
 test-guest: kernel image tools
 	$(Q)tests/run-all --guest $(MODES)
