@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # the variables are for the scripts that source this
 # Shared shell helpers for p4dscope's host scripts. Source it; do not run it.
 
 # Absolute path of the repository and of its git-ignored build directory.

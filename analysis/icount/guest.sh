@@ -133,10 +133,10 @@ else
 		if [ $consumer = tracefs ]; then
 			mkdir $inst
 			echo 4096 >$inst/buffer_size_kb
-			opts=(-t tracefs:$inst)
+			opts=(-t "tracefs:$inst")
 		else
 			"$bin/tpcount" load $consumer >/dev/null
-			opts=(-t $consumer:$pins -c $counters)
+			opts=(-t "$consumer:$pins" -c "$counters")
 		fi
 		for spec in "${consumer_specs[@]}"; do
 			set -- $spec

@@ -2,7 +2,7 @@
 # make bench QUICK=1 inside make test: the benchmark programs run in their guests and
 # their output parses. Never the numbers: timings belong to `make bench`, not to tests.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 
 out=build/analysis/quick

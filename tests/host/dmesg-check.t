@@ -4,7 +4,7 @@
 # Debian hugetlb_split() bug, two through hugetlb_unshare_pmds()). zz-dmesg.t reads the log
 # through a fake dmesg on PATH; nothing touches the host kernel.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 
 fixture=tests/host/fixtures/dmesg-hugetlb-split.txt

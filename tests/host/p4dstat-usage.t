@@ -4,7 +4,7 @@
 # BPF program into the host's kernel even if a check let the program go further: the
 # last case shows that such a run stops at the privilege check.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 . scripts/lib.sh
 p4dstat=$P4D_TOOLS/p4dstat

@@ -5,7 +5,7 @@
 # build-kernel refusing it), a tree whose Debian package is missing, a tree without a
 # series.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
 
 tmp=$(mktemp -d)

@@ -7,7 +7,9 @@
 # last registered first, before $tmp goes; the PIDs a test adds to bg are killed then.
 # Waiting without a fork (so a window that counts the whole system sees no process of
 # the test's own): nap, wait_for, gate and open_gate below.
+# shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=tests/lib/tracefs.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tracefs.sh"
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bin=$top/build/bin

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Static checks of the project's own scripts: shellcheck (warnings and errors, sourced
+# files followed) on every tracked shell script, pyflakes3 on every Python file. Each
+# file is one result, so a finding names its file.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/tap.sh
+
+for tool in shellcheck pyflakes3; do
+	if ! command -v $tool >/dev/null; then
+		not_ok "$tool is installed" "run 'make deps' (Debian package $tool)"
+		tap_done
+	fi
+done
+
+# Shell: *.sh, *.t, and files whose first line runs bash or sh.
+mapfile -t shell < <(git ls-files | while IFS= read -r f; do
+	[ -f "$f" ] || continue
+	case "$f" in
+	*.sh | *.t) echo "$f" ;;
+	*.*) ;;
+	*) head -n 1 "$f" | grep -qE '^#!(/usr)?/bin/(env )?(ba)?sh' && echo "$f" ;;
+	esac
+done)
+check "shell scripts found (${#shell[@]})" test ${#shell[@]} -gt 20
+for f in "${shell[@]}"; do
+	# -x -P SCRIPTDIR: follow `. file` relative to the script, as it runs.
+	check "shellcheck: $f" shellcheck -x -P SCRIPTDIR -S warning -f gcc "$f"
+done
+
+mapfile -t python < <(git ls-files '*.py')
+check "Python files found (${#python[@]})" test ${#python[@]} -gt 0
+for f in "${python[@]}"; do
+	check "pyflakes3: $f" pyflakes3 "$f"
+done
+tap_done
