@@ -28,6 +28,20 @@ P4D_KERNELS=$P4D_BUILD/kernel-$P4D_KVER
 # guests of two trees can run side by side while either tree's tools are rebuilt.
 P4D_TOOLS=$P4D_BUILD/tools-$P4D_KVER
 
+# Where a tree's Debian packages (linux-source-KVER, linux-config-KVER) come from: the
+# machine's own apt sources (bookworm: 6.1, 6.12), or for a tree newer than its release a
+# suite fetched through a private apt configuration under build/apt/ (scripts/
+# fetch-packages), pinned to the version the series was tested with. P4D_SRC is the root
+# their /usr/src is unpacked under ("" for the machine's own).
+case "$P4D_KVER" in
+# P4D_PIN may be overridden to try another version (tests/host/fetch-packages.t does).
+7.3) P4D_SUITE=trixie-backports P4D_PIN=${P4D_PIN:-7.3.4-1~bpo13+1} ;;
+*) P4D_SUITE='' P4D_PIN='' ;;
+esac
+P4D_SRC=${P4D_SUITE:+$P4D_BUILD/apt/$P4D_SUITE/root}
+P4D_TARBALL=$P4D_SRC/usr/src/linux-source-$P4D_KVER.tar.xz
+P4D_DEBIAN_CONFIG=$P4D_SRC/usr/src/linux-config-$P4D_KVER/config.amd64_none_cloud-amd64.xz
+
 # Every boot of the in-guest suite (make test, test-plants, test-debug) gets 2 GiB: 6.12's
 # virtual_address_range selftest builds about 512 MiB of page tables
 # (tests/guest/selftests.t), and KASAN takes an eighth of the debug guest's memory.

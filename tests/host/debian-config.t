@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-debian_config=/usr/src/linux-config-$P4D_KVER/config.amd64_none_cloud-amd64.xz
+debian_config=$P4D_DEBIAN_CONFIG
 
 # ---- the configuration step, with fragments that must fail -----------------------------
 if [ ! -f "$P4D_TREE/.p4dscope-series" ]; then
