@@ -17,6 +17,9 @@ msg = $(if $(Q),@printf '  %-8s %s\n' '$(1)' '$(2)' >&2)
 # top-level make (or per CI run: .ci/run sets it), whose table closes the tests' output.
 export P4D_PHASE_LOG ?= $(CURDIR)/build/phases/$(shell date +%Y%m%d-%H%M%S)-$(shell echo $$PPID).log
 PHASE := scripts/phase
+# The test runner stops its guests (SIGTERM) when make dies, however make was stopped:
+# make passes no signal on to its children itself.
+RUN_ALL := setpriv --pdeathsig TERM -- tests/run-all
 
 BUILD := build
 BIN := $(BUILD)/bin
@@ -97,7 +100,7 @@ run: kernel image tools
 	$(Q)scripts/demo
 
 test: kernel kernel-vanilla image tools
-	$(Q)tests/run-all
+	$(Q)$(RUN_ALL)
 
 # Everything, on every tree: the host tests, the whole suite on all three modes (the tool
 # tests on no5lvl too), the vanilla kernels' suites, the compiled-out kernels, the plants
@@ -106,13 +109,13 @@ test-full:
 	$(Q)for k in $(TREES); do \
 		$(MAKE) --no-print-directory kernel kernel-vanilla kernel-no5level image tools KVER=$$k || exit; \
 	done
-	$(Q)P4DSCOPE_FUZZ_SEED=fresh tests/run-all \
+	$(Q)P4DSCOPE_FUZZ_SEED=fresh $(RUN_ALL) \
 		$(foreach k,$(TREES),host:$(k) $(k):5 $(k):4 $(k):no5lvl:all $(k):vanilla $(k):plants)
 
 # The in-guest suite alone, on MODES (default all three; no5lvl without the tool tests).
 MODES ?= 5 4 no5lvl
 test-guest: kernel image tools
-	$(Q)tests/run-all --guest $(MODES)
+	$(Q)$(RUN_ALL) --guest $(MODES)
 
 clean:
 	$(Q)rm -rf $(BUILD)/bin $(BUILD)/tools-* $(BUILD)/analysis $(BUILD)/selftests-* $(BUILD)/walkmodel $(BUILD)/kernel-* $(BUILD)/initramfs.cpio $(BUILD)/run $(BUILD)/out
