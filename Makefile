@@ -88,6 +88,8 @@ workloads: $(WORKLOADS)
 
 # Static: its _start takes the exit hook from rdx (la57-thread-exec says why that matters).
 $(BIN)/la57-exec-target: WORKLOAD_CFLAGS += -static
+# Its marked mmap lengths are exechold's (tests/validate/exechold.h).
+$(BIN)/la57-thread-exec: tests/validate/exechold.h
 
 $(BIN)/%: tests/workloads/%.c include/p4d_layout.h | $(BIN)
 	$(call msg,CC,$@)

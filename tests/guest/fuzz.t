@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The mmap/mremap/munmap fuzzer (tests/validate/mmapfuzz.c): 100000 random calls on this
 # paging mode, hints over the whole 64-bit range, every call checked against the
-# documented behaviour. Two seeds: a fixed one, the same every run, and a fresh one
-# (printed), each for 35% of the calls on the top-down layout and 15% on the legacy
-# bottom-up one. On 5-level some placements must land above 47 bits, on 4-level and no5lvl
-# none; each departure from the documentation that docs/validation.md documents must
-# still show with the fixed seed. A fault planted in the oracle (-O) must be reported. P4DSCOPE_FUZZ_CALLS overrides the total
-# (tests/run-debug --ci runs fewer on the slow debug kernel). To replay a failure:
+# documented behaviour. Two seeds, each for 35% of the calls on the top-down layout and
+# 15% on the legacy bottom-up one: a fixed one, the same every run, and one derived from
+# the commit under test (the same for every run of a commit, new with each commit), or
+# P4DSCOPE_FUZZ_SEED's: a decimal seed replays that seed, "fresh" draws a new one (make
+# test-full). Each TAP name gives its seed and the line that runs it again. On 5-level
+# some placements must land above 47 bits, on 4-level and no5lvl none; each departure
+# from the documentation that docs/validation.md documents must still show with the
+# fixed seed. A fault planted in the oracle (-O) must be reported. P4DSCOPE_FUZZ_CALLS
+# overrides the total (tests/run-debug --ci runs fewer on the slow debug kernel). To
+# replay a failure:
 #   scripts/run-guest --paging MODE -- build/bin/mmapfuzz -m MODE -l LAYOUT -s SEED -n CALLS
 # (mmapfuzz prints that line, with the call that failed).
 set -uo pipefail
@@ -14,21 +18,51 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/guest.sh
 FIXED_SEED=20261204
 
-# Not /dev/urandom: reading it before the crng is ready would make it ready, and change
-# what %p prints for the tests after this one.
-fresh_seed=${P4DSCOPE_FUZZ_SEED:-$(date +%s%N)}
+# The second seed, and where it comes from. The guest sees the checkout read-only at the
+# same path, its files owned by whoever owns them on the host: git refuses a repository
+# another user owns unless it is a safe.directory (a command-line setting counts).
+case ${P4DSCOPE_FUZZ_SEED:-} in
+"")
+	if commit=$(git -c safe.directory="$top" -C "$top" rev-parse --verify -q HEAD 2>/dev/null); then
+		# 60 bits of the commit's hash: a positive number in bash and in mmapfuzz.
+		seed=$((16#${commit:0:15})) origin="commit ${commit:0:12}"
+	else
+		seed=$FIXED_SEED origin="no git checkout at $top, no commit to derive a seed from"
+	fi ;;
+fresh)
+	# Not /dev/urandom: reading it before the crng is ready would make it ready, and
+	# change what %p prints for the tests after this one.
+	seed=$(date +%s%N) origin=fresh ;;
+*)
+	seed=${P4DSCOPE_FUZZ_SEED}
+	if [[ ! $seed =~ ^[0-9]{1,19}$ ]] || [ $((10#$seed)) -lt 0 ]; then
+		not_ok "mmapfuzz: P4DSCOPE_FUZZ_SEED" \
+			"'$seed' is neither a decimal seed below 2^63 nor 'fresh'"
+		tap_done
+	fi
+	seed=$((10#$seed)) origin=P4DSCOPE_FUZZ_SEED ;;
+esac
+seeds=("$FIXED_SEED")
+[ "$seed" = $FIXED_SEED ] || seeds+=("$seed")
+echo "# seeds: $FIXED_SEED (fixed), $seed ($origin)"
 hugepages=$(cat /proc/sys/vm/nr_hugepages)
 echo 16 >/proc/sys/vm/nr_hugepages
 total=${P4DSCOPE_FUZZ_CALLS:-100000}
 # docs/validation.md lists each as "- `NAME`: what it does".
 documented=$(sed -n "s/^- \`\([A-Za-z0-9_-]*\)\`: .*/\1/p" ../../docs/validation.md | sort)
 high=0 fixed_seen=
-for seed in $FIXED_SEED "$fresh_seed"; do
+for s in "${seeds[@]}"; do
+	if [ "$s" = $FIXED_SEED ]; then
+		why=fixed
+		[ "$seed" != $FIXED_SEED ] || why+="; also the second seed: $origin"
+	else
+		why=$origin
+	fi
 	for run in topdown:$((total * 35 / 100)) legacy:$((total * 15 / 100)); do
 		layout=${run%:*} calls=${run#*:}
-		out=$("$bin"/mmapfuzz -m "$mode" -l "$layout" -n "$calls" -s "$seed" 2>&1)
+		out=$("$bin"/mmapfuzz -m "$mode" -l "$layout" -n "$calls" -s "$s" 2>&1)
 		rc=$?
-		name="mmapfuzz $layout, $calls calls, seed $seed$([ "$seed" = $FIXED_SEED ] && echo " (fixed)")"
+		name="mmapfuzz $layout, $calls calls, seed $s ($why; again: P4DSCOPE_FUZZ_SEED=$s make test)"
 		if [ $rc -eq 0 ] && grep -q "^mmapfuzz: PASS calls=$calls " <<<"$out"; then
 			ok "$name"
 			grep -v '^mmapfuzz: seed=' <<<"$out" | sed 's/^/# /'
@@ -36,7 +70,7 @@ for seed in $FIXED_SEED "$fresh_seed"; do
 			not_ok "$name" "exit $rc" "$out"
 		fi
 		high=$((high + $(sed -n 's/^mmapfuzz: PASS .* above47=\([0-9]*\) .*/\1/p' <<<"$out")))
-		[ "$seed" != $FIXED_SEED ] || fixed_seen+=$(sed -n 's/^mmapfuzz: known deviations://p' <<<"$out")
+		[ "$s" != $FIXED_SEED ] || fixed_seen+=$(sed -n 's/^mmapfuzz: known deviations://p' <<<"$out")
 	done
 done
 # The fixed seed replays the same calls every run: each documented deviation must still

@@ -8,7 +8,7 @@
 # every boot: mm.rst keeps their order and sizes, inside [start of the direct map,
 # vaddr_end). Booted with nokaslr, they and the kernel text sit exactly at the documented
 # bases. The last diagnostic line, "# kaslr-bases: ...", lists this boot's bases for
-# tests/host/kaslr.t, which boots several times and checks that they differ.
+# tests/host/kaslr.t, which boots it with different inputs and checks that they move.
 set -uo pipefail
 cd "$(dirname "$0")" || exit 1
 . ../lib/guest.sh

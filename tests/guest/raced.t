@@ -2,7 +2,8 @@
 # pgtable:p4d_alloc outcome=raced, forced in one try: tests/validate/racehold.c's BPF side
 # holds one thread at the entry of __p4d_alloc() until the other thread, on the other
 # vCPU, has installed the same region's P4D table; the held thread then allocates its
-# own table, finds the PGD entry populated and frees the page. Checked from tracefs alone
+# own table, finds the PGD entry populated and frees the page. A region whose hold
+# reaches racehold's deadline (RACEHOLD_DEADLINE_S) fails, named; nothing is retried. Checked from tracefs alone
 # (the BPF program only orders the threads): per region, installed by the winner before
 # raced by the held thread, two different tables, the raced one never reported by
 # p4d_free and its page returned to the page allocator (kmem:mm_page_free) by the held
@@ -41,8 +42,13 @@ rc=$?
 overruns=$(cat "$inst"/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
 trace_stop race "$tmp/events"
 sed 's/^/# /' "$tmp/runs" "$tmp/err"
-is "racehold: every region's hold was released by the install and the held thread raced (its own view)" \
-	"$rc" 0
+if [ $rc -eq 0 ]; then
+	ok "racehold: every region's hold was released by the install and the held thread raced (its own view)"
+else
+	# racehold names a region whose hold reached its deadline.
+	not_ok "racehold: every region's hold was released by the install and the held thread raced (its own view)" \
+		"exit $rc" "$(cat "$tmp/err")"
+fi
 is "the trace kept every event (no overrun)" "$overruns" 0
 read -r _ pid held winner < <(grep '^racehold ' "$tmp/runs")
 pid=${pid#pid=} held=${held#held=} winner=${winner#winner=}

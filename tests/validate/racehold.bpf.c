@@ -4,7 +4,8 @@
  * thread has installed the P4D table of the same region (pgtable:p4d_alloc
  * outcome=installed), so that the held thread then allocates a table of its own, finds
  * the PGD entry populated and loses the race (outcome=raced). The wait is a bounded
- * busy loop (bpf_loop), ended by the install or by a deadline.
+ * busy loop (bpf_loop), ended by the install or by the deadline user space sets
+ * (RACEHOLD_DEADLINE_S, racehold.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,6 +13,14 @@
 #include "racehold.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * bpf_loop() runs at most 1 << 23 rounds a call: an outer bpf_loop() makes enough such
+ * calls to outlast the deadline (bpf_loop() in a callback, as 6.1's selftest
+ * prog_nested_calls does; 6.1's verifier refuses a C loop around the call here).
+ */
+#define LOOP_ROUNDS	(1 << 23)
+#define LOOP_CALLS	1024
 
 /* Set by user space before each region. */
 volatile int held_tid;		/* the thread to hold */
@@ -41,6 +50,14 @@ static long wait_for_install(__u64 i, void *arg)
 	return bpf_ktime_get_ns() > ctx->deadline;
 }
 
+static long wait_rounds(__u64 i, void *arg)
+{
+	struct wait_ctx *ctx = arg;
+
+	bpf_loop(LOOP_ROUNDS, wait_for_install, ctx, 0);
+	return installed || bpf_ktime_get_ns() > ctx->deadline;
+}
+
 SEC("kprobe/__p4d_alloc")
 int BPF_KPROBE(hold_p4d_alloc, struct mm_struct *mm, pgd_t *pgd, unsigned long address)
 {
@@ -53,9 +70,7 @@ int BPF_KPROBE(hold_p4d_alloc, struct mm_struct *mm, pgd_t *pgd, unsigned long a
 	state = RACEHOLD_HOLDING;
 	start = bpf_ktime_get_ns();
 	wait.deadline = start + max_wait_ns;
-	/* bpf_loop() runs at most 1 << 23 rounds a call: a few calls, each ended early. */
-	for (int k = 0; k < 8 && !installed && bpf_ktime_get_ns() <= wait.deadline; k++)
-		bpf_loop(1 << 23, wait_for_install, &wait, 0);
+	bpf_loop(LOOP_CALLS, wait_rounds, &wait, 0);
 	waited_ns = bpf_ktime_get_ns() - start;
 	state = installed ? RACEHOLD_RELEASED : RACEHOLD_TIMED_OUT;
 	return 0;

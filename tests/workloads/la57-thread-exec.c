@@ -12,81 +12,49 @@
  * hook ld.so would pass, and calls at exit. la57-check's known answer with a static
  * PROGRAM (la57-exec-target): survived.
  *
- * To be sure the leader is inside that mmap (past the tracer's entry stop, not yet at
- * its exit), a third thread keeps the mmap lock busy populating a large mapping, and
- * the execing thread waits until /proc shows the leader asleep in mmap. la57-place's
- * report counts the rewrite cut short (cut_by_exec), so a test can tell the race was run.
+ * The order is forced, not waited for, under tests/validate/exechold: the leader's
+ * mmap and the other thread's are marked by their lengths (exechold.h); exechold's BPF
+ * side holds the leader inside its mmap until execve() kills it, and the other thread
+ * inside its own until the leader is held, so execve() comes only then. Without
+ * exechold the two threads race. Each thread runs on a CPU of its own: a held thread
+ * busy-waits in the kernel, where nothing else gets its CPU. la57-place's report counts
+ * the rewrite cut short (cut_by_exec), so a test can tell the race was run.
  * Exit status: PROGRAM's; 1 when it cannot start, 2 on a usage error.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
-#include <stdbool.h>
+#include <sched.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-/*
- * Read-only: the zero page, no memory but page tables (8 MiB of them). Large, so that
- * the leader waits long for the lock and is still waiting when execve() kills it.
- */
-#define POPULATED_BYTES	(4UL << 30)
-#define WAIT_POLLS	20000		/* 1 ms each: execve anyway after 20 s */
+#include "../validate/exechold.h"
 
-static pid_t leader;
+#define LEADER_CPU	0
+#define EXECER_CPU	1
+
 static char **target;
 
-/* Holds the mmap lock for reading while it faults in a large mapping, again and again. */
-static void *hold_mmap_lock(void *unused)
+static void say_unpinned(int cpu)
 {
-	(void)unused;
-	for (;;) {
-		void *p = mmap(NULL, POPULATED_BYTES, PROT_READ,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-		if (p != MAP_FAILED)
-			munmap(p, POPULATED_BYTES);
-	}
-	return NULL;
+	/* On stderr, in both of la57-check's runs alike. */
+	fprintf(stderr, "la57-thread-exec: cannot run on CPU %d: the threads may share one\n", cpu);
 }
 
-/* The leader sleeps in the kernel in mmap (syscall 9), not stopped by a tracer. */
-static bool leader_asleep_in_mmap(void)
+/* One anonymous mmap of LEN bytes, unmapped again. */
+static void map_once(size_t len)
 {
-	char path[64], buf[256], *state;
-	bool in_mmap = false;
-	FILE *f;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)leader);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	in_mmap = fgets(buf, sizeof(buf), f) && !strncmp(buf, "9 ", 2);
-	fclose(f);
-	if (!in_mmap)
-		return false;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)leader);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	state = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	return state && (state[2] == 'D' || state[2] == 'S');
+	if (p != MAP_FAILED)
+		munmap(p, len);
 }
 
 static void *exec_from_thread(void *unused)
 {
-	const struct timespec ms = { 0, 1000000 };
-	int polls = 0;
-
 	(void)unused;
-	while (!leader_asleep_in_mmap())
-		if (polls++ == WAIT_POLLS || nanosleep(&ms, NULL)) {
-			/* Said on stderr, so a check that never set up the race cannot pass. */
-			fprintf(stderr, "la57-thread-exec: the leader was never seen inside mmap\n");
-			break;
-		}
+	/* Returns once the leader is held inside its mmap (under exechold). */
+	map_once(EXECHOLD_EXECER_LEN);
 	execv(target[0], target);
 	perror("la57-thread-exec: execv");
 	_exit(1);
@@ -94,22 +62,33 @@ static void *exec_from_thread(void *unused)
 
 int main(int argc, char **argv)
 {
-	pthread_t holder, execer;
+	pthread_attr_t attr;
+	pthread_t execer;
+	cpu_set_t set;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: la57-thread-exec PROGRAM [ARG...]\n");
 		return 2;
 	}
-	leader = getpid();
 	target = argv + 1;
-	if (pthread_create(&holder, NULL, hold_mmap_lock, NULL) ||
-	    pthread_create(&execer, NULL, exec_from_thread, NULL))
+	/*
+	 * Each thread on its CPU from the start: a thread runnable only where the other one
+	 * is held would wait there until the deadline.
+	 */
+	CPU_ZERO(&set);
+	CPU_SET(LEADER_CPU, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		say_unpinned(LEADER_CPU);
+	CPU_ZERO(&set);
+	CPU_SET(EXECER_CPU, &set);
+	if (pthread_attr_init(&attr) || pthread_attr_setaffinity_np(&attr, sizeof(set), &set))
 		return 1;
-	for (;;) {
-		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
-
-		if (p != MAP_FAILED)
-			munmap(p, 4096);
+	if (pthread_create(&execer, &attr, exec_from_thread, NULL)) {
+		say_unpinned(EXECER_CPU);
+		if (pthread_create(&execer, NULL, exec_from_thread, NULL))
+			return 1;
 	}
+	/* Held in the first one until execve() kills this thread (under exechold). */
+	for (;;)
+		map_once(EXECHOLD_LEADER_LEN);
 }
