@@ -15,7 +15,11 @@ Q := $(if $(filter 1,$(V)),,@)
 msg = $(if $(Q),@printf '  %-8s %s\n' '$(1)' '$(2)' >&2)
 # Each phase of a run prints when it starts and ends and is recorded in one log per
 # top-level make (or per CI run: .ci/run sets it), whose table closes the tests' output.
-export P4D_PHASE_LOG ?= $(CURDIR)/build/phases/$(shell date +%Y%m%d-%H%M%S)-$(shell echo $$PPID).log
+# Expanded once: every phase of one make run goes to the same log.
+ifndef P4D_PHASE_LOG
+P4D_PHASE_LOG := $(CURDIR)/build/phases/$(shell date +%Y%m%d-%H%M%S)-$(shell echo $$PPID).log
+endif
+export P4D_PHASE_LOG
 PHASE := scripts/phase
 # The test runner stops its guests (SIGTERM) when make dies, however make was stopped:
 # make passes no signal on to its children itself.
