@@ -10,6 +10,8 @@ cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tag=p4dpool-$$
+# The planted jobs are no phases of the run that started this test.
+unset P4D_PHASE_LOG
 
 # A planted job: JOB NAME SECONDS [STATUS]: logs its start and end in $tmp/events (one
 # line each, under a lock) and prints a line on stdout and one on stderr.
