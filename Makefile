@@ -105,7 +105,10 @@ $(BIN):
 run: kernel image tools
 	$(Q)scripts/demo
 
-test: kernel kernel-vanilla image tools
+# The tier tests/tier gives the tree (tests/run-all): the vanilla kernel only for a full run.
+test: kernel image tools
+	$(Q)tests/tier $(KVER) suite | grep -q '^fast' || \
+		$(MAKE) --no-print-directory kernel-vanilla KVER=$(KVER)
 	$(Q)$(RUN_ALL)
 
 # Everything, on every tree: the host tests, the whole suite on all three modes (the tool

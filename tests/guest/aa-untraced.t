@@ -37,22 +37,10 @@ four_gib=$((1 << 32))
 
 ## The layout this boot got (KASLR moves the direct map and vmemmap bases)
 cat "$pt/kernel" >"$tmp/kernel-start"
-section_base() {	# NAME: the first address of ptdump's NAME section (mapped there)
-	awk -v name="---[ $1 ]---" '$0 == name { getline; if ($0 ~ / (RW|ro) /) { split($1, r, "-"); print r[1] }; exit }' \
-		"$tmp/kernel-start"
-}
-direct=$(section_base "Low Kernel Mapping")
-vmemmap=$(section_base "Vmemmap")
-page_struct=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
-	sed -n "s/^\[[0-9]*\] STRUCT 'page' size=\([0-9]*\) .*/\1/p" | head -n 1)
-phys_bits=$(sed -n 's/^address sizes.* \([0-9]*\) bits physical.*/\1/p' /proc/cpuinfo | head -n 1)
-if [ -z "$direct" ] || [ -z "$vmemmap" ] || [ -z "$page_struct" ] || [ -z "$phys_bits" ]; then
-	not_ok "the layout's inputs" "direct map base '$direct', vmemmap base '$vmemmap' ($pt/kernel)," \
-		"sizeof(struct page) '$page_struct' (bpftool, kernel BTF: run 'make deps' if it is missing)," \
-		"physical address bits '$phys_bits' (/proc/cpuinfo)"
+if ! kernel_layout "$tmp/kernel-start"; then
+	not_ok "the layout's inputs" "$layout_error"
 	tap_done
 fi
-block=$((16#$(cat "$memory/block_size_bytes")))
 phys_limit=$((1 << phys_bits))
 # The top-level resources of /proc/iomem (RAM, PCI windows, reserved ranges): "FIRST LAST".
 iomem_first=() iomem_last=()

@@ -21,22 +21,10 @@ ptdump=/sys/kernel/debug/page_tables/kernel
 kprobe=p4dscope_pgd_page_get_mm
 
 ## The layout this boot got (KASLR moves the direct map and vmemmap bases)
-# section_base NAME: the first address of ptdump's NAME section; its first line must be
-# mapped (physical 0 has a direct mapping and struct pages), so it starts at the base.
-section_base() {
-	awk -v name="---[ $1 ]---" '$0 == name { getline; if ($0 ~ / (RW|ro) /) { split($1, r, "-"); print r[1] }; exit }' "$ptdump"
-}
-direct=$(section_base "Low Kernel Mapping")
-vmemmap=$(section_base "Vmemmap")
-block=$((16#$(cat /sys/devices/system/memory/block_size_bytes)))
-page_struct=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
-	sed -n "s/^\[[0-9]*\] STRUCT 'page' size=\([0-9]*\) .*/\1/p" | head -n 1)
 # The end of the boot memory: the last System RAM range of /proc/iomem.
 ram_end=$(sed -n 's/^ *[0-9a-f]*-\([0-9a-f]*\) : System RAM$/\1/p' /proc/iomem | tail -n 1)
-if [ -z "$direct" ] || [ -z "$vmemmap" ] || [ -z "$page_struct" ] || [ -z "$ram_end" ]; then
-	not_ok "hotplug: the layout's inputs" "direct map base '$direct', vmemmap base '$vmemmap'" \
-		"(ptdump: $ptdump), sizeof(struct page) '$page_struct' (bpftool, kernel BTF)," \
-		"end of System RAM '$ram_end' (/proc/iomem)"
+if ! kernel_layout "$ptdump" || [ -z "$ram_end" ]; then
+	not_ok "hotplug: the layout's inputs" "$layout_error, end of System RAM '$ram_end' (/proc/iomem)"
 	tap_done
 fi
 ram_end=$((16#$ram_end + 1))
@@ -46,7 +34,7 @@ ram_end=$((16#$ram_end + 1))
 # map's base is random, so a fixed address would share the boot memory's entry in about
 # one boot in 256). A later run in the same boot (tests/run-plants) takes the next free
 # block: /proc/iomem counts probed blocks as System RAM.
-phys_limit=$((1 << $(sed -n 's/^address sizes.* \([0-9]*\) bits physical.*/\1/p' /proc/cpuinfo | head -n 1)))
+phys_limit=$((1 << phys_bits))
 next_block=$(((ram_end + block - 1) / block * block))
 # entry_holds_ram N: a System RAM range of /proc/iomem (boot memory, or a block an earlier
 # probe added: bpftrace.t's run before this test) lies in top-level entry N of the direct map.

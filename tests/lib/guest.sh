@@ -60,3 +60,27 @@ gate() {
 	gate_fd[$1]=$fd
 }
 open_gate() { echo go >&"${gate_fd[$1]}"; }
+
+# kernel_layout PTDUMP: the kernel layout this boot got (KASLR moves the direct map and
+# vmemmap bases) into direct and vmemmap (the first address of ptdump's section, whose
+# first line must be mapped: physical 0 has a direct mapping and struct pages),
+# page_struct (sizeof(struct page), from the kernel's BTF), phys_bits (/proc/cpuinfo) and
+# block (the memory block size). Missing any, it returns 1 and says which in layout_error.
+kernel_layout() {
+	local dump=$1
+	section_base() {
+		awk -v name="---[ $1 ]---" '$0 == name { getline
+			if ($0 ~ / (RW|ro) /) { split($1, r, "-"); print r[1] }; exit }' "$dump"
+	}
+	direct=$(section_base "Low Kernel Mapping")
+	vmemmap=$(section_base "Vmemmap")
+	page_struct=$(bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null |
+		sed -n "s/^\[[0-9]*\] STRUCT 'page' size=\([0-9]*\) .*/\1/p" | head -n 1)
+	phys_bits=$(sed -n 's/^address sizes.* \([0-9]*\) bits physical.*/\1/p' /proc/cpuinfo |
+		head -n 1)
+	block=$((16#$(cat /sys/devices/system/memory/block_size_bytes)))
+	layout_error="direct map base '$direct', vmemmap base '$vmemmap' (ptdump: $dump),"
+	layout_error+=" sizeof(struct page) '$page_struct' (bpftool, kernel BTF: run 'make deps'"
+	layout_error+=" if it is missing), physical address bits '$phys_bits' (/proc/cpuinfo)"
+	[ -n "$direct" ] && [ -n "$vmemmap" ] && [ -n "$page_struct" ] && [ -n "$phys_bits" ]
+}
