@@ -53,9 +53,18 @@ check_kver() {
 		die "no series for KVER=$P4D_KVER; patches/ has: $(cd "$P4D_TOP/patches" && echo */ | tr -d /)"
 }
 
-# The patch series, in order, and its identity (a hash of every patch file).
+# The fixes a tree's kernels need that are not the series' own (patches/KVER/fixes/: a
+# bug found upstream, posted on its own), in order.
+fixes_files() {
+	local f=("$P4D_SERIES"/fixes/0*.patch)
+	[ -e "${f[0]}" ] || return 0
+	printf '%s\n' "${f[@]}"
+}
+# What prepare-tree applies, in order: the fixes, then the series; and its identity (a
+# hash of every patch file). The vanilla kernels have neither.
 series_files() {
 	local f=("$P4D_SERIES"/0*.patch)
+	fixes_files
 	[ -e "${f[0]}" ] || return 0
 	printf '%s\n' "${f[@]}"
 }

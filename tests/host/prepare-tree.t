@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Host tests of scripts/prepare-tree and build-kernel's refusal, on a small fake kernel
-# tarball and series in a scratch build directory: a series that applies, one whose
-# second patch no longer does (named with its file and hunk, the tree left at its base,
-# build-kernel refusing it), a tree whose Debian package is missing, a tree without a
-# series.
+# tarball and series in a scratch build directory: a series that applies, then with a fix
+# (patches/KVER/fixes) under it, one whose second patch no longer does (named with its
+# file and hunk, the tree left at its base, build-kernel refusing it), a tree whose Debian
+# package is missing, a tree without a series.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -29,6 +29,22 @@ is "a series that applies: exit 0" "$?" 0
 tree=$P4D_BUILD/linux-9.9
 is "the tree holds both patches" "$(grep -c -e '^line five$' -e '^line twenty$' "$tree/mm/memory.c")" 2
 check "the series stamp is written" test -s "$tree/.p4dscope-series"
+
+# A fix of the base (patches/KVER/fixes): applied first and tagged, the series on top.
+g checkout -q -b fix HEAD~2
+sed -i 's/^line 10$/line ten/' "$tmp/git/mm/memory.c" && g commit -q -am "fix"
+mkdir -p "$tmp/series/fixes"
+g format-patch -q -o "$tmp/series/fixes" HEAD~1
+scripts/prepare-tree >"$tmp/out" 2>&1
+is "with a fix: exit 0" "$?" 0
+is "the tree holds the fix and both patches" \
+	"$(grep -c -e '^line ten$' -e '^line five$' -e '^line twenty$' "$tree/mm/memory.c")" 3
+is "p4dscope-fixes is the fix, on the base" \
+	"$(git -C "$tree" log --format=%s p4dscope-base..p4dscope-fixes)" fix
+is "the series lies above p4dscope-fixes" \
+	"$(git -C "$tree" log --reverse --format=%s p4dscope-fixes..patched | tr '\n' ' ')" "first second "
+is "the stamp covers the fix" "$(cat "$tree/.p4dscope-series")" \
+	"$(cat "$tmp/series/fixes/"*.patch "$tmp/series/"0*.patch | sha256sum | cut -d' ' -f1)"
 
 # Debian moved line 20: the second patch's hunk no longer finds its context.
 sed -i 's/^line 20$/line 20 (moved)/' "$tmp/src/linux-9.9/mm/memory.c"
