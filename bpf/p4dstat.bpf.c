@@ -506,17 +506,15 @@ static __always_inline void count_decision(struct p4dstat_counts *c, unsigned lo
 	bpf_map_update_elem(&mmap_high, &tid, &one, BPF_ANY);
 }
 
-/* mmap:x86_get_unmapped_area: patches 4 and 5. Window and outcome as its TP_fast_assign. */
-SEC("tp_btf/x86_get_unmapped_area")
-int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
-	     bool hugetlb, unsigned long high_limit, enum x86_gua_outcome outcome,
-	     unsigned long result)
+/* mmap:x86_get_unmapped_area: window and outcome as its TP_fast_assign. */
+static void count_placement(unsigned long hint, unsigned long high_limit,
+			    enum x86_gua_outcome outcome, unsigned long result)
 {
 	struct p4dstat_counts *c = traced();
 	bool full;
 
 	if (!c)
-		return 0;
+		return;
 	full = high_limit ? high_limit > P4DSTAT_KERNEL_MAP_WINDOW :
 	       hint > P4DSTAT_KERNEL_MAP_WINDOW && hint < task_size_max;
 	add(c->gua_window[full ? P4DSTAT_WINDOW_FULL : P4DSTAT_WINDOW_DEFAULT], 1);
@@ -533,6 +531,32 @@ int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
 	else if (outcome == bpf_core_enum_value(enum x86_gua_outcome, X86_GUA_FALLBACK))
 		add(c->gua_outcome[P4DSTAT_OUTCOME_FALLBACK], 1);
 	count_decision(c, result);
+}
+
+/*
+ * Series v4 (7.3): the tracepoint takes the file first. The load of filp->f_flags proves
+ * that prototype: the verifier rejects it where the first argument is v3's hint (a
+ * scalar), so only the v3 program below attaches there.
+ */
+SEC("tp_btf/x86_get_unmapped_area")
+int BPF_PROG(gua_tp_v4, struct file *filp, unsigned long hint, unsigned long len,
+	     unsigned long flags, unsigned long high_limit, enum x86_gua_outcome outcome,
+	     unsigned long result)
+{
+	unsigned int f_flags = filp ? filp->f_flags : 0;
+
+	asm volatile("" : : "r"(f_flags));
+	count_placement(hint, high_limit, outcome, result);
+	return 0;
+}
+
+/* Series v3 (6.1, 6.12): patches 4 and 5. */
+SEC("tp_btf/x86_get_unmapped_area")
+int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
+	     bool hugetlb, unsigned long high_limit, enum x86_gua_outcome outcome,
+	     unsigned long result)
+{
+	count_placement(hint, high_limit, outcome, result);
 	return 0;
 }
 

@@ -264,7 +264,7 @@ struct source {
 };
 
 #define WAY(k, text, ...)	{ .kind = (k), .progs = { __VA_ARGS__ }, .what = (text) }
-#define MAX_WAYS	3
+#define MAX_WAYS	4
 
 /* Counter groups: each is fed by the first of its ways that attaches. */
 static const struct group {
@@ -306,7 +306,10 @@ static const struct group {
 		  BIT(F_SYNC_CALLS) },
 	} },
 	{ "get_unmapped_area", "no mmap:x86_get_unmapped_area: kernel without the series", {
-		/* mmap:x86_get_unmapped_area: patches 4 and 5. */
+		/* mmap:x86_get_unmapped_area: series v4 (7.3), then v3's patches 4 and 5. */
+		{ WAY(PROBE_TRACEPOINT, "tp_btf mmap:x86_get_unmapped_area (series v4)",
+		      "gua_tp_v4"),
+		  BITS(F_GUA_DEFAULT, F_GUA_ABOVE47) },
 		{ WAY(PROBE_TRACEPOINT, "tp_btf mmap:x86_get_unmapped_area", "gua_tp"),
 		  BITS(F_GUA_DEFAULT, F_GUA_ABOVE47) },
 		/* get_unmapped_area(): mm/mmap.c, every placement; until 6.9. */
