@@ -289,6 +289,9 @@ want=$(bpftool btf dump file /sys/kernel/btf/vmlinux |
 got=$(sed -n -E 's/^#define[ \t]+((X86_GUA|PGTABLE_ALLOC|KERNEL_PGD_SYNC|TLB)_[A-Z0-9_]+)[ \t]+([0-9]+)$/\1 \3/p' \
 	"$scripts"/*.bt | sort -u)
 unknown=$(comm -23 <(echo "$got") <(echo "$want"))
+# Series v4 (7.3) has no einval outcome (docs/events.md): the scripts keep v3's value,
+# which such a kernel never reports.
+[ "$(uname -r | cut -d. -f1)" -lt 7 ] || unknown=$(grep -vx 'X86_GUA_EINVAL 5' <<<"$unknown")
 [ -n "$got" ] || unknown="no enum value defined in the scripts"
 is "the scripts' kernel enum values ($(grep -c . <<<"$got")) = the kernel's BTF" "$unknown" ""
 
