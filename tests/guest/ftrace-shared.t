@@ -33,8 +33,8 @@ mkdir "$inst" &&
 	echo "p:$group/sync $func" >>"$tfs/kprobe_events" &&
 	echo 1 >"$inst/events/$group/enable"
 is "the function tracer and a kprobe on $func, in instance ftshared" "$?" 0
-# enabled_functions: the call-site's count of ftrace_ops ("(2)"); reading it looks at
-# the call the site's caller makes, which warned on the broken kernel.
+# enabled_functions counts the site's ftrace users ("(2)"). Reading it makes ftrace
+# decode the call in ftrace_regs_caller, which warned on the broken kernel.
 is "enabled_functions: $func has two ftrace users" \
 	"$(sed -n "s/^$func (\([0-9]*\)).*/\1/p" "$tfs/enabled_functions")" 2
 
