@@ -28,7 +28,7 @@ echo 0 >/proc/sys/vm/nr_hugepages
 # in result. v4's lines are checked for that and rewritten in v3's terms for the checks
 # below. 7.3 has no x86 hugetlb placement: a misaligned hugetlb MAP_FIXED is refused by
 # the generic hugetlb_get_unmapped_area() before any placement, so it has no event.
-v4=$(uname -r | awk -F. '{ print $1 >= 7 ? 1 : 0 }')
+v4=$(uname -r | awk -F. '{ print ($1 >= 7) ? 1 : 0 }')
 if [ "$v4" = 1 ]; then
 	format_bad=()
 	while IFS= read -r line; do

@@ -16,6 +16,10 @@ bin=$top/build/bin
 tools=$top/build/tools-${P4D_KVER:?run me inside the guest (scripts/run-guest)}
 mode=${P4DSCOPE_PAGING:?run me inside the guest (scripts/run-guest)}
 tmp=$(mktemp -d)
+# 1 where exec releases the mm it replaced after the new name is set (7.x: setup_new_exec()
+# puts bprm->old_mm), so the old mm's P4D frees carry the new command's name; 0 where
+# exec_mmap() releases it before the rename (6.x).
+old_mm_renamed=$([ "${P4D_KVER%%.*}" -ge 7 ] && echo 1 || echo 0)
 
 exit_cmds=()
 at_exit() { exit_cmds+=("$1"); }

@@ -130,6 +130,21 @@ static int fixed_split_err = ENOMEM;
  * replaced mappings had not, so a length above RAM may pass.
  */
 static int fixed_charges_net;
+/*
+ * hugetlb placement: up to 6.12, x86's own hugetlb_get_unmapped_area() rounded a hint
+ * down to 2 MiB and returned it when free, even when it became 0, and ignored MAP_32BIT.
+ * Since commit cc92882ee218 ("mm: drop hugetlb_get_unmapped_area{_*} functions") the
+ * generic one hands the rounded hint to the arch code like any other: a hint rounded to 0
+ * is no hint, and MAP_32BIT holds. (7.3 rounds up where the project's fix is missing:
+ * tests/guest/hint-boundary.t; the fuzzer runs on the fixed kernel.)
+ */
+static int huge_generic;
+/*
+ * mremap: 7.3's check_mremap_params() refuses a new length beyond TASK_SIZE, a bad or
+ * overlapping new address, before it looks the source up (EINVAL, not EFAULT, for a
+ * source that is not mapped); 6.12 checks them in mremap_to(), after the lookup.
+ */
+static int mremap_params_first;
 static unsigned long check_every = 500;
 static unsigned long long seed;
 
@@ -142,12 +157,13 @@ enum { Q_HUGE_LOW_HINT, Q_HUGE_32BIT, Q_FIXED_ERRVALUE, NQUIRKS };
 static unsigned long n_quirk[NQUIRKS];
 static const char *const quirk_names[NQUIRKS] = {
 	/*
-	 * x86 hugetlb_get_unmapped_area() rounds a hint down to 2 MiB: a hint below 2 MiB
-	 * becomes address 0, which then fails mmap_min_addr with EPERM instead of being
-	 * placed at or above it as mmap(2) says (root, with CAP_SYS_RAWIO, gets address 0).
+	 * x86 hugetlb_get_unmapped_area() (up to 6.12: huge_generic) rounds a hint down to
+	 * 2 MiB: a hint below 2 MiB becomes address 0, which then fails mmap_min_addr with
+	 * EPERM instead of being placed at or above it as mmap(2) says (root, with
+	 * CAP_SYS_RAWIO, gets address 0).
 	 */
 	"hugetlb-hint-below-2M-fails-EPERM",
-	/* hugetlb_get_unmapped_area() ignores MAP_32BIT: the mapping may land above 2 GiB. */
+	/* x86 hugetlb_get_unmapped_area() ignores MAP_32BIT: the mapping may land above 2 GiB. */
 	"hugetlb-ignores-MAP_32BIT",
 	/*
 	 * MAP_FIXED at an address in the last 4095 bytes of the 64-bit space: the arch code
@@ -843,6 +859,84 @@ static void resync(unsigned long start, unsigned long end)
 	n_lost += lost > 0;
 }
 
+/* Whether a line of /proc/self/maps (as read_maps() last read it) meets [start, end). */
+static int maps_meet(unsigned long start, unsigned long end)
+{
+	char *pos = maps_buf;
+	unsigned long s, e;
+	int stack;
+
+	while (next_line(&pos, &s, &e, &stack))
+		if (s < end && e > start)
+			return 1;
+	return 0;
+}
+
+/*
+ * What /proc/self/maps holds in [start, end) becomes foreign, left alone from then on:
+ * hugetlb regions whole, so that no boundary lands off their 2 MiB grid, and growing down
+ * when a region there was, so that its guard gap stays.
+ */
+static void adopt_foreign(unsigned long start, unsigned long end)
+{
+	unsigned int growsdown = 0;
+	char *pos = maps_buf;
+	unsigned long s, e;
+	int stack;
+
+	for (int i = find(start); i < nregions && regions[i].start < end; i++) {
+		growsdown |= regions[i].attr & R_GROWSDOWN;
+		if (!(regions[i].attr & R_HUGE))
+			continue;
+		if (regions[i].start < start)
+			start = regions[i].start;
+		if (regions[i].end > end)
+			end = regions[i].end;
+	}
+	carve(start, end, NULL, 0);
+	read_maps();
+	while (next_line(&pos, &s, &e, &stack))
+		if (s < end && e > start)
+			insert((struct region){ s > start ? s : start, e < end ? e : end,
+						R_FOREIGN | growsdown, 0, 0 });
+}
+
+/*
+ * After a vma-by-vma move (moves_by_vma()) that failed: the vmas before the one that
+ * failed have moved by delta, the rest have not, and the error does not say which. A
+ * region whose source is unmapped now has moved (nothing else maps there meanwhile).
+ * With MREMAP_DONTUNMAP the sources stay mapped and cannot tell: both ranges are adopted.
+ */
+static void model_failed_move(unsigned long old, unsigned long ol, unsigned long new_addr,
+			      unsigned long nl, int flags)
+{
+	static struct region src[MAX_CUT];
+	unsigned long delta = new_addr - old;
+	int n;
+
+	n_lost++;
+	if (flags & MREMAP_DONTUNMAP) {
+		adopt_foreign(old, old + ol);
+		adopt_foreign(new_addr, new_addr + nl);
+		return;
+	}
+	n = carve(old, old + ol, src, MAX_CUT);
+	read_maps();
+	for (int i = 0; i < n; i++) {
+		struct region r = src[i];
+
+		if (!maps_meet(r.start, r.end)) {
+			r.start += delta;
+			r.end += delta;
+			if (r.touched)
+				r.touched += delta;
+			carve(r.start, r.end, NULL, 0);
+		}
+		insert(r);
+	}
+	resync(new_addr, new_addr + nl);	/* targets unmapped before the failure */
+}
+
 /* ---- mmap ---- */
 
 static int pick_mmap_flags(unsigned long len)
@@ -919,9 +1013,9 @@ static void call_mmap(unsigned long hint, unsigned long len, int prot, int flags
 	} else {
 		/* The hint path: hugetlb rounds it down to 2 MiB; MAP_32BIT searches below 2 GiB. */
 		unsigned long h = huge ? ehint & ~(HUGE_2M - 1) : ehint;
-		unsigned long end = !huge && (flags & MAP_32BIT) ? GB2 : task_size;
+		unsigned long end = (!huge || huge_generic) && (flags & MAP_32BIT) ? GB2 : task_size;
 
-		if (ehint && hint_free(h, alen, end)) {
+		if (ehint && (h || !huge_generic) && hint_free(h, alen, end)) {
 			if (h < mmap_min_addr) {
 				want(&x, EPERM);
 				x.quirk = Q_HUGE_LOW_HINT + 1;
@@ -978,7 +1072,7 @@ static void call_mmap(unsigned long hint, unsigned long len, int prot, int flags
 	if (!fixed && overlaps(addr, addr + alen, 0))
 		fail("%s returned [%#lx, %#lx), over an existing mapping", call, addr, addr + alen);
 	if ((flags & MAP_32BIT) && !fixed && addr + alen > GB2) {
-		if (!huge)
+		if (!huge || huge_generic)
 			fail("%s returned [%#lx, %#lx): MAP_32BIT, above 2 GiB", call, addr,
 			     addr + alen);
 		n_quirk[Q_HUGE_32BIT]++;
@@ -1077,6 +1171,16 @@ static int pick_mremap_flags(void)
 	}
 }
 
+/*
+ * 7.3 moves an MREMAP_FIXED mremap of unchanged (page-aligned) length vma by vma
+ * (remap_move()): every vma in the source range, the gaps between them kept, each one
+ * unmapping only its own target. 6.12 moves one vma and unmaps the whole target.
+ */
+static int moves_by_vma(unsigned long old_len, unsigned long new_len, int flags)
+{
+	return mremap_params_first && (flags & MREMAP_FIXED) && page_up(old_len) == page_up(new_len);
+}
+
 /* The model after a successful mremap that moved [old, old + ol) to ret. */
 static void model_move(unsigned long old, unsigned long ol, unsigned long nl,
 		       unsigned long ret, int flags, const char *call)
@@ -1086,11 +1190,14 @@ static void model_move(unsigned long old, unsigned long ol, unsigned long nl,
 	unsigned int last_attr = 0;
 	int n, ngone = 0;
 
-	if (flags & MREMAP_FIXED)
+	if ((flags & MREMAP_FIXED) && !moves_by_vma(ol, nl, flags))
 		ngone = carve(ret, ret + nl, gone, MAX_CUT);
 	if (ol > keep)
 		ngone += carve(old + keep, old + ol, gone + ngone, MAX_CUT - ngone);
 	n = carve(old, old + keep, moved, MAX_CUT);
+	for (int i = 0; i < n && moves_by_vma(ol, nl, flags); i++)
+		ngone += carve(moved[i].start + delta, moved[i].end + delta, gone + ngone,
+			       MAX_CUT - ngone);
 	for (int i = 0; i < n; i++) {
 		struct region r = moved[i];
 
@@ -1151,12 +1258,24 @@ static void call_mremap(unsigned long old, unsigned long old_len, unsigned long 
 		want(&x, EINVAL);
 	if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
 		want(&x, EINVAL);
-	if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
+	/* 7.3 compares the lengths page-aligned, 6.12 as passed. */
+	if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) ||
+	    (mremap_params_first ? page_up(old_len) != page_up(new_len) : old_len != new_len)))
 		want(&x, EINVAL);
 	if (old & (PAGE - 1))
 		want(&x, EINVAL);
 	if (!page_up(new_len))
 		want(&x, EINVAL);
+	if (mremap_params_first) {
+		unsigned long pl = page_up(new_len);
+
+		if (pl > task_size)
+			want(&x, EINVAL);
+		if ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) &&
+		    (new_addr > task_size - pl || (new_addr & (PAGE - 1)) ||
+		     (old + page_up(old_len) > new_addr && new_addr + pl > old)))
+			want(&x, EINVAL);
+	}
 	if (!x.want_err && foreign)
 		return;		/* it could move or unmap what is not ours */
 	if (!src)
@@ -1186,6 +1305,8 @@ static void call_mremap(unsigned long old, unsigned long old_len, unsigned long 
 			may(&x, EAGAIN);
 		if ((flags & MREMAP_FIXED) && new_addr < mmap_min_addr)
 			want(&x, EPERM);	/* security_mmap_addr() */
+		if (moves_by_vma(old_len, new_len, flags) && src && src->end < old + ol)
+			may(&x, EINVAL);	/* a later vma refuses its target (hugetlb: 2 MiB) */
 		may(&x, ENOMEM);	/* placement, the map count, the move */
 	} else if (ol >= nl) {
 		if (ol > nl && (old + ol > task_size || old + ol < old || cuts_huge(old + nl, old + ol)))
@@ -1211,7 +1332,9 @@ static void call_mremap(unsigned long old, unsigned long old_len, unsigned long 
 		 * mremap_to() unmaps the target, and the source tail of a shrinking move,
 		 * before the checks that can still fail (even EPERM for new_address 0).
 		 */
-		if (flags & MREMAP_FIXED) {
+		if (moves_by_vma(old_len, new_len, flags) && !x.want_err)
+			model_failed_move(old, ol, new_addr, nl, flags);	/* maybe part way */
+		else if (flags & MREMAP_FIXED) {
 			resync(new_addr, new_addr + nl);
 			if (ol > nl)
 				resync(old + nl, old + ol);
@@ -1607,6 +1730,8 @@ int main(int argc, char **argv)
 		fixed_split_err = EINVAL;
 		fixed_charges_net = 1;
 	}
+	huge_generic = kernel_at_least(6, 13);
+	mremap_params_first = kernel_at_least(7, 0);
 	task_size = level5 ? P4D_TASK_SIZE_MAX_L5 : P4D_TASK_SIZE_MAX_L4;
 	mmap_min_addr = read_number("/proc/sys/vm/mmap_min_addr", NULL);
 	totalram_pages = read_number("/proc/meminfo", "MemTotal:") * 1024 / PAGE;

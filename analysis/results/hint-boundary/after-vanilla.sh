@@ -3,7 +3,7 @@
 # (prepare-tree), rebuild in place (only inode.c and the link), and boot the test on
 # vanilla (5, 4, no5lvl) while the fixed kernel builds, then on the fixed one (5, 4, no5lvl).
 set -uo pipefail
-cd /work/h4
+cd "$(dirname "$0")/../../.." || exit 1	# the checkout (the runs were made in /work/h4)
 k=build/kernel-7.3
 cp $k/vanilla/arch/x86/boot/bzImage $k/bzImage.vanilla
 P4D_KVER=7.3 scripts/prepare-tree > build/logs/prepare-fix.log 2>&1; echo "prepare-tree rc=$?" >> build/logs/prepare-fix.log
@@ -20,4 +20,4 @@ wait $build
 echo "build rc=$?" >> build/logs/build-fixed.log
 cp $k/vanilla/arch/x86/boot/bzImage $k/bzImage.fixed
 for m in 5 4 no5lvl; do boot fixed $m; done > build/logs/7.3-fixed-guest.log 2>&1
-echo done > build/logs/after.done
+echo "done" > build/logs/after.done

@@ -3,7 +3,7 @@
 # guest-image/kernel.config + kernel-6.12.config), built as scripts/build-kernel does
 # but with nice 19 and -j2 as the brief asks. FLAVOUR vanilla|patched.
 set -euo pipefail
-top=/work/h4
+top=$(cd "$(dirname "$0")/../../.." && pwd)	# the runs were made in /work/h4
 src=$top/build/linux-7.3
 out=$top/build/kernel-7.3/$1
 frags=("$top/build/boundary.config")
