@@ -30,9 +30,11 @@ echo 0 >/proc/sys/vm/nr_hugepages
 # the generic hugetlb_get_unmapped_area() before any placement, so it has no event.
 v4=$(uname -r | awk -F. '{ print ($1 >= 7) ? 1 : 0 }')
 if [ "$v4" = 1 ]; then
-	format_bad=()
+	format_bad=() converted=0
+	# trace_stop's records: "PID EVENT FIELD=VALUE...".
 	while IFS= read -r line; do
-		if [[ $line == *" x86_get_unmapped_area: "* ]]; then
+		if [[ $line =~ ^[0-9]+\ x86_get_unmapped_area\  ]]; then
+			converted=$((converted + 1))
 			if [[ $line =~ \ hi=(0x[0-9a-f]+)\ outcome=([a-z]+)\ result=(0x[0-9a-f]+)\ err=(-?[0-9]+)$ ]]; then
 				err=${BASH_REMATCH[4]} result=${BASH_REMATCH[3]}
 				if [ "$err" != 0 ] && [ "$result" != 0x0 ]; then
@@ -47,10 +49,11 @@ if [ "$v4" = 1 ]; then
 		echo "$line"
 	done <"$tmp/gua" >"$tmp/gua-v3"
 	mv "$tmp/gua-v3" "$tmp/gua"
+	[ "$converted" -gt 0 ] || format_bad+=("no x86_get_unmapped_area record in the trace")
 	if [ ${#format_bad[@]} -eq 0 ]; then
-		ok "7.3 format: every event ends hi= outcome= result= err=, an error with result=0x0"
+		ok "7.3 format: every event ends hi= outcome= result= err=, an error with result=0x0 ($converted)"
 	else
-		not_ok "7.3 format: every event ends hi= outcome= result= err=, an error with result=0x0" \
+		not_ok "7.3 format: every event ends hi= outcome= result= err=, an error with result=0x0 ($converted)" \
 			"${format_bad[@]}"
 	fi
 fi

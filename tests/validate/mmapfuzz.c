@@ -920,18 +920,26 @@ static void model_failed_move(unsigned long old, unsigned long ol, unsigned long
 		adopt_foreign(new_addr, new_addr + nl);
 		return;
 	}
-	n = carve(old, old + ol, src, MAX_CUT);
+	/* The moved parts first, then the model: carving what stayed could split a hugetlb one. */
 	read_maps();
-	for (int i = 0; i < n; i++) {
-		struct region r = src[i];
+	n = 0;
+	for (int i = find(old); i < nregions && regions[i].start < old + ol && n < MAX_CUT; i++) {
+		unsigned long start = regions[i].start > old ? regions[i].start : old;
+		unsigned long end = regions[i].end < old + ol ? regions[i].end : old + ol;
 
-		if (!maps_meet(r.start, r.end)) {
-			r.start += delta;
-			r.end += delta;
-			if (r.touched)
-				r.touched += delta;
-			carve(r.start, r.end, NULL, 0);
-		}
+		if (!maps_meet(start, end))
+			src[n++] = (struct region){ start, end, 0, 0, 0 };
+	}
+	for (int i = 0; i < n; i++) {
+		struct region r;
+
+		if (carve(src[i].start, src[i].end, &r, 1) != 1)
+			continue;
+		r.start += delta;
+		r.end += delta;
+		if (r.touched)
+			r.touched += delta;
+		carve(r.start, r.end, NULL, 0);
 		insert(r);
 	}
 	resync(new_addr, new_addr + nl);	/* targets unmapped before the failure */
