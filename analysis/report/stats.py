@@ -98,10 +98,17 @@ def fmt(v, digits=0):
     return "n/a" if v is None else f"{v:,.{digits}f}"
 
 
+def _shown(x, spec):
+    """x as spec prints it, with a value that rounds to zero printed as zero: "-0.00" and
+    "+0.00" are one number, and must compare (and read) as one."""
+    s = format(x, spec)
+    return format(0.0, spec) if float(s.replace(",", "")) == 0 else s
+
+
 def _interval(v, spec, unit=""):
     """"+12 [+3, +20]"; the value alone when the interval is narrower than the last digit
     shown (every boot the same): never a range whose ends are one number."""
-    m, lo, hi = (None if x is None else format(x, spec) for x in v)
+    m, lo, hi = (None if x is None else _shown(x, spec) for x in v)
     if lo is None or lo == hi == m:
         return f"{m}{unit}"
     return f"{m}{unit} [{lo}, {hi}]"
@@ -354,7 +361,7 @@ def span(values):
 
 def fmt_range(lo, hi, digits=2, unit=""):
     """A range, or one number when both ends are the same at this precision."""
-    a, b = f"{lo:+.{digits}f}", f"{hi:+.{digits}f}"
+    a, b = _shown(lo, f"+.{digits}f"), _shown(hi, f"+.{digits}f")
     return f"{a}{unit}" if a == b else f"{a} to {b}{unit}"
 
 
