@@ -189,7 +189,8 @@ is "a mutant equivalent on the mode: not applicable, and nothing is built or boo
 	"0 0 caught, 0 escaped, 1 not applicable, 0 not judged 0 0"
 check "... its line says why, from its patch" has '^ok 1 mutant equivalent \(paging 5\) # SKIP equivalent on paging 5: Mutant: it changes nothing on 5-level'
 
-## Every mutant applies to every prepared tree (its branch patched: the series)
+## Every mutant, in the tree's own form where it has one, applies to every prepared tree
+## (its branch patched: the series)
 mutants=(tests/plants/mutants/*.patch)
 trees=0
 for t in build/linux-*/; do
@@ -201,8 +202,11 @@ for t in build/linux-*/; do
 		bad+=("$(cat "$tmp/err")")
 	else
 		for m in "${mutants[@]}"; do
+			# The tree's own form of a mutant, where it has one (run-plants' mutant()).
+			own=tests/plants/mutants/${t##*/linux-}/$(basename "$m")
+			[ ! -f "$own" ] || m=$own
 			GIT_INDEX_FILE=$tmp/index git -C "$t" apply --cached --check "$top/$m" 2>"$tmp/err" ||
-				bad+=("$(basename "$m"): $(head -n 1 "$tmp/err")")
+				bad+=("$m: $(head -n 1 "$tmp/err")")
 		done
 	fi
 	rm -f "$tmp/index"
