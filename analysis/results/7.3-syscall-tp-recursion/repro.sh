@@ -16,6 +16,8 @@ kretprobe:__x64_sys_mmap /comm == "highmap"/ { @kret = count(); }
 BEGIN { printf("tracing\n"); }' >"$out" 2>&1 &
 bt=$!
 for _ in $(seq 60); do grep -q tracing "$out" && break; sleep 1; done
+# Counting before both probes are attached would show a loss that is not one.
+grep -q tracing "$out" || { cat "$out" >&2; echo "repro.sh: bpftrace not attached after 60 s" >&2; exit 1; }
 (while :; do :; done) & hog1=$!
 (while :; do :; done) & hog2=$!
 for _ in $(seq "$rounds"); do
