@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # p4dscope: make x86-64 five-level paging observable. See README.md.
 # `make run` and `make test` work from a fresh clone; V=1 shows full commands.
 SHELL := /bin/bash

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # How two la57-check runs compare: sourced by la57check/collect (which runs the brk-only
 # run when the high run differs) and scripts/la57-check (the verdict), so both mean the

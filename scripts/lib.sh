@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034 # the variables are for the scripts that source this
 # Shared shell helpers for p4dscope's host scripts. Source it; do not run it.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # One funcs.so boot (analysis/funcs/run starts it with run-guest --icount --plugin): each
 # operation of swpath with its printed batches marked (analysis/icount/swpath.c), closed
 # by `funcmark next`, so that operation i is the plugin's section i.

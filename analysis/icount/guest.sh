@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # One --icount boot of the benchmark matrix (analysis/run starts it with run-guest):
 # software paths with the trace events off; the page-table pages and cleared pages of
 # each operation (untimed); each consumer of the events attached for every other sample

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Plots of a results directory (gnuplot, PNG and SVG):
 #   gnuplot -e "dir='DIR'" analysis/report/plots.gp
 # The data files and plotvars.gp (which says what has data) come from analysis/report/stats.py.

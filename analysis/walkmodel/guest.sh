@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # One walk-model boot (analysis/walkmodel/run starts it with run-guest --plugin): set the
 # transparent-hugepage mode, copy the workload into the guest's tmpfs (so nothing it runs
 # pages in over 9p) and run it; walkmodel.so counts its marked part.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // la57-check survey, OpenJDK (HotSpot). What it exercises, and all the survey table can
 // speak for:
 //   the Java heap: 200,000 small arrays and strings counted in a HashMap, enough for the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0
 -- la57-check survey, LuaJIT. What it exercises, and all the survey table can speak for:
 --   LuaJIT's GC arena: 2,000 strings sorted and counted in tables, closures
 --   the JIT: hot loops it records and compiles to machine code (jit.status() says the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // la57-check survey, Node.js (V8). What it exercises, and all the survey table can
 // speak for:
 //   V8's heap: 100,000 small objects with arrays and strings (scavenges and a mark-compact)

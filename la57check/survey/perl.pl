@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # la57-check survey, Perl 5. What it exercises, and all the survey table can speak for:
 #   Perl's allocator (glibc malloc): arrays, hashes, strings, closures and references,
 #   and a 16 MiB string (its own mmap). Perl has no JIT.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # la57-check survey, Python (CPython 3.11). What it exercises, and all the survey table
 # can speak for:
 #   pymalloc's arenas: lists, dicts, strings, closures, floats and big integers

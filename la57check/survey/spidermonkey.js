@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // la57-check survey, SpiderMonkey shell (js102). What it exercises, and all the survey
 // table can speak for:
 //   the GC heap: strings sorted and counted in a Map, closures, 2,000 boxed records

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 // la57-check survey, Go (built with Debian's golang). What it exercises, and all the
 // survey table can speak for:
 //   Go's heap: maps, slices, strings and a linked list of pointers, enough to run the

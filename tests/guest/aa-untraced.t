@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The series with tracing off: its code runs on every path whether an event is enabled
 # or not, and must then do what it does traced. With the four events disabled everywhere
 # (checked at the top level and in every instance, and no BPF program attached), the

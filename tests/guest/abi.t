@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The user-space ABI of the 47-bit mmap window (tests/validate/abicheck.c), on both
 # get_unmapped_area paths: the top-down layout and the legacy bottom-up one. Each case
 # states what this paging mode must show; see abicheck.c for the documented behaviour

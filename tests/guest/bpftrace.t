@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The bpftrace scripts of bpf/bt and the one-liners docs/bpftrace.md shows (bt/oneliners.txt),
 # each run under workloads with known effects. Their output must hold what the
 # workloads did (the addresses they printed, the P4D tables their layout implies) and,

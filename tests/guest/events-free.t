@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # pgtable:p4d_free beyond exit, read from tracefs directly: munmap one region at a time
 # (tests/workloads/p4dstat-churn.c), free_pgtables()' floor and ceiling (two mappings in
 # one 256 TiB region: unmapping the first frees nothing, the second frees the table),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # pgtable:kernel_pgd_sync, read from tracefs directly: it stays silent under vmalloc
 # stress (the vmalloc area's top level is preallocated at boot), and memory hotplug makes
 # it fire with start and end predicted from the booted layout: the direct map of the new

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # mmap:x86_get_unmapped_area, read from tracefs directly: one event per mmap of
 # tests/workloads/mmapcases.c, on the top-down and the legacy bottom-up layout and on the
 # top-down layout with an unlimited stack (the bottom-up fallback). Each event's path,

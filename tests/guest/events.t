@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The series' P4D events, read from tracefs directly (no tool of ours): the four events'
 # formats, then p4d_alloc and p4d_free field by field against the layout a workload
 # creates and the addresses mmap gave it. get_unmapped_area is events-window.t's,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Two ftrace users on one function: the function tracer of a tracefs instance and a
 # kprobe on ksys_sync(), then sync(1). Each must see the call, and the kernel must live
 # through it. On 7.3 built with GCC 12 and CONFIG_CC_OPTIMIZE_FOR_SIZE, functions may

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The mmap/mremap/munmap fuzzer (tests/validate/mmapfuzz.c): 100000 random calls on this
 # paging mode, hints over the whole 64-bit range, every call checked against the
 # documented behaviour. Two seeds, each for 35% of the calls on the top-down layout and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # An mmap hint in the last 2 MiB below 1 << 47, page aligned or not, never yields a
 # mapping at or above 1 << 47 (Documentation/arch/x86/x86_64/5level-paging.rst): ordinary
 # anonymous mappings and hugetlb ones of every huge page size the guest has, on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The paging mode and the kernel memory map, against Documentation/x86/x86_64/mm.rst and
 # 5level-paging.rst: what the CPU and the kernel report (/proc/cpuinfo, the ptdump of the
 # kernel page tables at /sys/kernel/debug/page_tables/kernel, /proc/vmallocinfo,

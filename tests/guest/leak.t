@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # No P4D table leaks: 1000 fork/exit cycles, each child mapping and touching one page in
 # each of K distinct 256 TiB regions above 47 bits, traced from tracefs (pgtable:p4d_alloc,
 # pgtable:p4d_free) for exactly the cycles (tests/validate/forkcycle.c turns tracing on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # pgtable:p4d_alloc outcome=nomem, forced: bt/nomem.bt makes the page allocation of the
 # first P4D table in each of tests/workloads/p4dnomem.c's two fresh regions fail
 # (bpf_override_return on should_fail_alloc_page). The workload meets one failure in a

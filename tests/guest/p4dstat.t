@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # p4dstat (bpf/) in the guest, held against ground truth: workloads whose P4D tables and
 # TLB shootdowns follow from their layout (tests/workloads/p4dfamily.c, tlbshoot.c),
 # tracefs and the function tracer over the same window for kernel syncs, kernel-range

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # pgtable:p4d_alloc outcome=raced, forced in one try: tests/validate/racehold.c's BPF side
 # holds one thread at the entry of __p4d_alloc() until the other thread, on the other
 # vCPU, has installed the same region's P4D table; the held thread then allocates its

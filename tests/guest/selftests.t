@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The upstream selftests of the 47-bit mmap window, built from the guest kernel's own tree
 # by tests/validate/build-selftests (make tools) into build/selftests-KVER, each result a
 # TAP line. The tree is read from uname -r: 6.1, 6.12 or 7.3.

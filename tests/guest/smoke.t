@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # In-guest smoke test: the guest environment run-guest promises, and the first visible
 # difference of the paging mode (where a high mmap hint lands, the p4d level in ptdump).
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # p4d_alloc init_mm=1 does not occur after boot on x86-64. __p4d_alloc() sees init_mm
 # only in mm_init() (6.1) / mm_core_init() (6.12): preallocate_vmalloc_pages() from
 # mem_init() and init_espfix_bsp(), both before trace_init() enables the boot-time events

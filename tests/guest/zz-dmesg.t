@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Last in every boot of the suite: the kernel log holds no warning, BUG, oops or lockdep
 # (or, on the debug flavour, KASAN / DEBUG_VM / atomic-sleep) report, no RCU stall, hung
 # task, page allocation failure or OOM kill from anything the suite did. The whole log is read, boot included; it must still start at the boot

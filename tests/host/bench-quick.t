@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make bench QUICK=1 inside make test: the benchmark programs run in their guests and
 # their output parses. Never the numbers: timings belong to `make bench`, not to tests.
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # analysis/report/stats.py and its modules on records made here, with answers worked by hand:
 # the intervals the report prints, boots as the unit of replication, a consumer without
 # events, the per-function differences, the parts whose logs are missing, and malformed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The Debian-configuration kernels (scripts/build-kernel debian*): the configuration step
 # refuses, naming the option, a fragment option that does not survive olddefconfig and an
 # option that differs from Debian's file without a fragment setting it (run in a scratch

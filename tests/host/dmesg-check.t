@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host test of tests/guest/zz-dmesg.t's report matcher, against a kernel log captured from
 # the debug guest (fixtures/dmesg-hugetlb-split.txt: six lockdep reports of the known
 # Debian hugetlb_split() bug, two through hugetlb_unshare_pmds()). zz-dmesg.t reads the log

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # scripts/fetch-packages: a tree newer than this machine's Debian release (7.3, from
 # trixie-backports) comes through a private apt configuration under the build directory.
 # Fetched here into a scratch build directory, from the network: the pinned packages are

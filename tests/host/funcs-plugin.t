@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # funcs.so in a guest, on a workload whose path is known (analysis/funcs/syscalls.c):
 # getppid() N times per round between the marks, then an empty loop of N turns, each its
 # own section, under --icount. The plugin must see the system call's entry functions

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host tests of funcs.so's counting (analysis/funcs/count.c): builds build/funcs/test-count
 # and merges its TAP (a synthetic symbol table and instruction stream with hand-worked
 # counts). Pure user space: nothing is loaded, nothing booted.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The kernel's departures from the documentation that tests/validate/mmapfuzz.c predicts
 # (its quirk_names) are exactly the ones docs/validation.md documents ("- `NAME`: ..."),
 # so the fuzzer cannot excuse a behaviour nobody wrote down. Whether the kernel still

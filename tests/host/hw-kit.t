@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # analysis/hw/ (the walk model's workloads under perf stat on an LA57 machine) on the
 # parts that need no LA57 and no perf: its arguments, its refusals (a 4-level machine, an
 # unknown CPU, perf missing or not allowed to count), the parsing of perf stat output

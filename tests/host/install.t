@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make install and make uninstall into a scratch DESTDIR: the files land where the
 # Makefile says (docs/running.md), the installed p4dstat and la57-check answer --help
 # from there with the repository out of reach, uninstall leaves no file behind, and

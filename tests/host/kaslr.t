@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # KASLR of the kernel memory map per paging mode, in boots whose layouts are a function
 # of their inputs. Each boot runs tests/guest/layout.t, which checks the direct map,
 # vmalloc, vmemmap and kernel text against Documentation/x86/x86_64/mm.rst (booted with

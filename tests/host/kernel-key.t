@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Kernels are built only when their inputs change (scripts/build-kernel): the key of an
 # image follows the tree's commit, the configuration's fragments and the build script,
 # and nothing else; a tree with uncommitted changes has none; an image whose key matches

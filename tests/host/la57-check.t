@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # scripts/la57-check against programs with known answers (tests/workloads/la57-*.c), in
 # real 5-level guests, and its bad input on the host. Three boots: most programs run
 # with --native inside one 5-level guest (this script again, with --in-guest), one check

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Static checks of the project's own scripts: shellcheck (warnings and errors, sourced
-# files followed) on every tracked shell script, pyflakes3 on every Python file. Each
-# file is one result, so a finding names its file.
+# SPDX-License-Identifier: GPL-2.0
+# Static checks of the project's own files: shellcheck (warnings and errors, sourced
+# files followed) on every tracked shell script, pyflakes3 on every Python file, each
+# file one result, so a finding names its file; and the licence line (LICENSE) in every
+# source, script, Makefile, configuration fragment, bpftrace script and man page.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -33,4 +35,20 @@ check "Python files found (${#python[@]})" test ${#python[@]} -gt 0
 for f in "${python[@]}"; do
 	check "pyflakes3: $f" pyflakes3 "$f"
 done
+
+# Data and text carry none: documentation, records, figures, fixtures, kernel patches (the
+# files they change carry the kernel's own).
+spdx_exempt() {
+	case "$1" in
+	LICENSE | .gitignore | */.gitignore | *.md | docs/* | tests/full-runs | patches/* | \
+		*.patch | */fixtures/* | *.csv | *.json | *.txt | *.svg | *.png | *.dat | *.log) return 0 ;;
+	esac
+	return 1
+}
+missing=$(git ls-files | while IFS= read -r f; do
+	[ -f "$f" ] && ! spdx_exempt "$f" || continue
+	head -n 3 "$f" | grep -q 'SPDX-License-Identifier: GPL-2.0' || echo "$f"
+done)
+is "every source file names its licence in its first 3 lines (SPDX-License-Identifier: GPL-2.0)" \
+	"$missing" ""
 tap_done

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The series with 5-level paging compiled out (CONFIG_X86_5LEVEL=n, the configuration of
 # every x86-64 kernel before 6.16 that did not select it), at the cost of a few objects
 # instead of a kernel: the x86-64 objects the series touches, built with the no5level

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # p4dstat's argument parsing on the host: usage errors give one line and exit 2, --help
 # exits 0. Every run drops to an unprivileged user (setpriv), so nothing here can load a
 # BPF program into the host's kernel even if a check let the program go further: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # tests/lib/tracefs.sh's plant(), on the host: what tests/run-plants relies on. It changes
 # exactly the named field of the named event (hex one page off, decimal off by one, a word
 # replaced), only in the records of the scope when one is given, leaves everything else

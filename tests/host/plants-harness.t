@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # tests/run-plants on the host, with no guest and no kernel build. Its judge: a failed
 # check counts for a field only when it is one the field's list names, from the start of
 # its name to a word boundary; the list names checks that exist, in tests run-plants runs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # tests/lib/pool.sh, the job pool of tests/run-all, on planted jobs (sleeps and echoes;
 # nothing is booted): at most two jobs at once; output handed back whole and in the order
 # the jobs were added, whatever order they end in, with each job's own status; the

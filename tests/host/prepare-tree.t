@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host tests of scripts/prepare-tree and build-kernel's refusal, on a small fake kernel
 # tarball and series in a scratch build directory: a series that applies, then with a fix
 # (patches/KVER/fixes) under it, one whose second patch no longer does (named with its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # An interrupted test run leaves no QEMU and no temporary file, on real boots of the
 # in-guest suite: tests/run-all stopped with SIGINT (Ctrl-C) and with SIGTERM while its
 # guest runs tests, and `make test-guest` stopped by a SIGTERM to make alone (CI's cancel

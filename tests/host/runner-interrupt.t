@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # scripts/run-guest interrupted (issue 33). On SIGINT, SIGTERM or SIGHUP it stops QEMU
 # and its output copiers, removes its run directory (build/run/XXXXXX) and its RAM file
 # (/dev/shm/p4dscope-ram.*, a --plugin run's), then dies of the signal: 130, 143, 129.

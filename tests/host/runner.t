@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host tests of scripts/run-guest: --help, usage errors (123) and setup errors (122)
 # without a boot; then exit status, streams, build/out, the read-only root, paging modes,
 # timeout and guest failures in real QEMU guests, several checks sharing one boot where

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # tests/guest/suite's time budget per test, on planted tests run on the host (they touch
 # no kernel): a test that hangs, with a child in a process group of its own, is killed
 # and named as one failure; the test after it still runs and reports; nothing it started

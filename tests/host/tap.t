@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # tests/lib/tap.sh's tap_merge against planted TAP streams: a test that dies early, never
 # prints its plan, is killed by its time limit or fails without saying so must count as a
 # failure that names it; a well-formed stream must not. Pure shell: nothing is booted.

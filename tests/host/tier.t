@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Tiers (tests/tier, tests/run-all): make test runs a tree in full while no passing full
 # run of its current inputs is recorded in tests/full-runs, and only the host tests but
 # HOST_FULL_ONLY and the FAST boots on 5-level and 4-level once one is; a change to any

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # walkmodel.so refusing bad input through scripts/run-guest: QEMU does not start, the
 # plugin's one-line reason reaches stderr, run-guest exits 125, and no result file is left
 # behind. The guest never boots in these cases, so this costs a QEMU start each.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The walk model's report (analysis/walkmodel/report.py) on records made up here with
 # hand-worked answers: the fifth level priced within the 5-level run, its share of run
 # time with the model's own data-access cycles, no share where overlap decides (GUPS),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The walk-model workloads (analysis/walkmodel/workloads) built and run natively on the
 # host at tiny sizes: each does the work it was asked for and verifies it, the marks are
 # in each binary once each, usage errors give one line and exit 2. Each result line is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Host tests of the walk model (analysis/walkmodel/model.c, presets.c): builds
 # build/walkmodel/test-model and merges its TAP (synthetic page tables; TLBs, PSCs, caches,
 # flushes, presets, cycle bands). Pure user space: nothing is loaded, nothing booted.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034 # the variables are for the tests that source this
 # The start every in-guest test shares. Source it from a test that has cd'ed to its own
 # directory (tests/guest or tests/vanilla): the TAP and tracefs helpers, $top (the

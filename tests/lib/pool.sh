@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # A pool of jobs for tests/run-all: at most POOL_SLOTS (default 2: one per core, and a
 # TCG guest keeps about one busy) run at once, each in a session of its own with its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # TAP helpers for p4dscope's shell tests (kselftest style). Source it.
 #   check NAME CMD...      ok when CMD succeeds

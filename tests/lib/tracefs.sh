@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # tracefs helpers for in-guest tests: each test traces in its own instance, so tests
 # and tools never see each other's events. Source it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # What tests/run-plants counts as caught, in one place so that tests/host/plants-harness.t
 # can try it on planted lists: the failed checks of a suite log, the checks that read

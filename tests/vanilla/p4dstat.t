@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # p4dstat on the kernel without the series: tests/guest/p4dstat.t, which finds the
 # series' events missing and holds the fallbacks (fentry/fexit, kprobes) to the same
 # ground truth, with n/a where only the series' events can count.

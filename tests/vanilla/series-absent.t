@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The "vanilla" kernel really is the kernel without the series: none of the series' four
 # trace events in tracefs, none of their event structs in the kernel's BTF. Without this,
 # a vanilla boot that got the patched bzImage would pass every fallback test for the

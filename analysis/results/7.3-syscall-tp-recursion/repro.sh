@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # In a guest (scripts/run-guest -- analysis/results/7.3-syscall-tp-recursion/repro.sh
 # [ROUNDS]): count highmap's mmap() returns twice at once, from the syscall exit
 # tracepoint and from a kretprobe on the syscall's entry function, while six highmaps at

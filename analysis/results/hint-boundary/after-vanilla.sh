@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Not part of the project: once the vanilla 7.3 image exists, keep it, apply the fix
 # (prepare-tree), rebuild in place (only inode.c and the link), and boot the test on
 # vanilla (5, 4, no5lvl) while the fixed kernel builds, then on the fixed one (5, 4, no5lvl).

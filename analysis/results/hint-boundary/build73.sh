@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Not part of the project: the small 7.3 kernel of issue 34's report (tinyconfig +
 # guest-image/kernel.config + kernel-6.12.config), built as scripts/build-kernel does
 # but with nice 19 and -j2 as the brief asks. FLAVOUR vanilla|patched.
