@@ -80,7 +80,7 @@ enum insn_kind {
 
 struct guest_ram {
 	const uint8_t *base;
-	uint64_t size, below_4g;	/* pc machine: RAM above below_4g starts at 4 GiB */
+	uint64_t size, below_4g;	/* RAM above below_4g starts at 4 GiB (pc, microvm) */
 };
 
 static struct {

@@ -4,7 +4,7 @@
 # only in mm_init() (6.1) / mm_core_init() (6.12): preallocate_vmalloc_pages() from
 # mem_init() and init_espfix_bsp(), both before trace_init() enables the boot-time events
 # of trace_event= (init/main.c of build/linux-6.1 and -6.12), and in EFI's
-# efi_alloc_page_tables(), which this guest (SeaBIOS, no EFI) never runs. tests/run-all
+# efi_alloc_page_tables(), which this guest (BIOS firmware, no EFI) never runs. tests/run-all
 # boots the suite with trace_event=pgtable:p4d_alloc, so the global trace buffer has
 # recorded every p4d_alloc since trace_init(); tests/guest/suite then filtered it to
 # init_mm == 1. Read here, near the end of the boot: no such record, no record lost,
