@@ -34,7 +34,6 @@ memory=/sys/devices/system/memory
 # one at level pgd in both modes.
 if [ "$mode" = 5 ]; then top_shift=48; else top_shift=39; fi
 top_name=pgd
-four_gib=$((1 << 32))
 
 ## The layout this boot got (KASLR moves the direct map and vmemmap bases)
 cat "$pt/kernel" >"$tmp/kernel-start"
@@ -43,34 +42,6 @@ if ! kernel_layout "$tmp/kernel-start"; then
 	tap_done
 fi
 phys_limit=$((1 << phys_bits))
-# The top-level resources of /proc/iomem (RAM, PCI windows, reserved ranges): "FIRST LAST".
-iomem_first=() iomem_last=()
-while read -r first last; do
-	iomem_first+=($((16#$first))) iomem_last+=($((16#$last)))
-done < <(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : .*/\1 \2/p' /proc/iomem)
-
-# last_free_block FROM TO: the highest block in [FROM, TO), FROM at least 4 GiB, where
-# there is no memory block yet and no resource of /proc/iomem; below a resource in the
-# way, the search goes on from its start.
-last_free_block() {
-	local a=$((($2 / block - 1) * block)) i busy
-	while [ $a -ge "$1" ] && [ $a -ge $four_gib ]; do
-		busy=''
-		for i in "${!iomem_first[@]}"; do
-			[ "${iomem_first[i]}" -ge $((a + block)) ] || [ "${iomem_last[i]}" -lt $a ] ||
-				{ busy=${iomem_first[i]}; break; }
-		done
-		if [ -n "$busy" ]; then
-			a=$((busy / block * block - block))
-		elif [ -e "$memory/memory$((a / block))" ]; then
-			a=$((a - block))
-		else
-			echo $a
-			return 0
-		fi
-	done
-	return 1
-}
 hex() { printf '%016x' $(($1)); }
 # top_hole DUMP ADDR: ptdump's DUMP has no top-level entry for kernel address ADDR (it
 # prints the range at the top level, without attributes). Addresses are 16 hex digits,
@@ -114,13 +85,13 @@ untraced_probe='' new_entry=0
 for ((e = (direct + phys_limit - 1) >> top_shift; e >= direct >> top_shift; e--)); do
 	first=$(((e << top_shift) - direct)) last=$((((e + 1) << top_shift) - direct))
 	[ $last -le $phys_limit ] || last=$phys_limit
-	a=$(last_free_block "$first" $last) || continue
+	a=$(free_block last "$first" $last) || continue
 	top_hole "$tmp/kernel-start" $((direct + a)) || continue
 	untraced_probe=$a new_entry=1
 	break
 done
-[ -n "$untraced_probe" ] || untraced_probe=$(last_free_block 0 $phys_limit)
-traced_probe=$(last_free_block 0 "${untraced_probe:-0}")
+[ -n "$untraced_probe" ] || untraced_probe=$(free_block last 0 $phys_limit)
+traced_probe=$(free_block last 0 "${untraced_probe:-0}")
 if [ -z "$untraced_probe" ] || [ -z "$traced_probe" ]; then
 	not_ok "two free memory blocks below the physical limit" \
 		"untraced '$untraced_probe', traced '$traced_probe' ($block bytes each, 4 GiB to $phys_limit)"

@@ -29,12 +29,14 @@ if ! kernel_layout "$ptdump" || [ -z "$ram_end" ]; then
 	tap_done
 fi
 ram_end=$((16#$ram_end + 1))
-# The block to add: at 512 GiB (beyond the guest's RAM, inside its 1 TiB of physical
-# address space) on 5-level; on 4-level, where an entry spans 512 GiB, the first address
-# whose direct mapping needs a top-level entry the boot memory left empty (the direct
-# map's base is random, so a fixed address would share the boot memory's entry in about
-# one boot in 256). A later run in the same boot (tests/run-plants) takes the next free
-# block: /proc/iomem counts probed blocks as System RAM.
+# The block to add: on 5-level the first free one from 512 GiB (beyond the guest's RAM,
+# inside its 1 TiB of physical address space; free_block skips the blocks earlier tests
+# added and what the machine reserves there); on 4-level, where an entry spans 512 GiB,
+# the first address whose direct mapping needs a top-level entry the boot memory left
+# empty (the direct map's base is random, so a fixed address would share the boot
+# memory's entry in about one boot in 256). A later run in the same boot
+# (tests/run-plants) takes the next free block: /proc/iomem counts probed blocks as
+# System RAM.
 phys_limit=$((1 << phys_bits))
 next_block=$(((ram_end + block - 1) / block * block))
 # entry_holds_ram N: a System RAM range of /proc/iomem (boot memory, or a block an earlier
@@ -48,7 +50,11 @@ entry_holds_ram() {
 	return 1
 }
 if [ "$mode" = 5 ]; then
-	probe=$((next_block > 0x8000000000 ? next_block : 0x8000000000))
+	probe=$(free_block first $((1 << 39)) $phys_limit) || {
+		not_ok "hotplug: a free memory block from 512 GiB to the physical limit" \
+			"every block is taken (/proc/iomem, /sys/devices/system/memory)"
+		tap_done
+	}
 else
 	# The first entry after physical 0's that holds no RAM, if a block fits there below
 	# the physical limit.

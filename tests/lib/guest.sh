@@ -89,3 +89,45 @@ kernel_layout() {
 	layout_error+=" if it is missing), physical address bits '$phys_bits' (/proc/cpuinfo)"
 	[ -n "$direct" ] && [ -n "$vmemmap" ] && [ -n "$page_struct" ] && [ -n "$phys_bits" ]
 }
+
+# free_block first|last FROM TO: the lowest (first) or highest (last) block of [FROM, TO)
+# that a memory probe can add: at least 4 GiB, no memory block there yet and no top-level
+# resource of /proc/iomem over it (RAM, a block an earlier probe added, a range the
+# machine reserves). $block comes from kernel_layout. Returns 1 when there is none.
+free_block() {
+	local way=$1 from=$2 to=$3 a first last busy i
+	local -a res_first=() res_last=()
+	while read -r first last; do
+		res_first+=($((16#$first))) res_last+=($((16#$last)))
+	done < <(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : .*/\1 \2/p' /proc/iomem)
+	[ "$from" -ge $((1 << 32)) ] || from=$((1 << 32))
+	if [ "$way" = first ]; then
+		a=$(((from + block - 1) / block * block))
+	else
+		a=$((to / block * block - block))
+	fi
+	while [ $a -ge "$from" ] && [ $((a + block)) -le "$to" ]; do
+		busy=''
+		for i in "${!res_first[@]}"; do
+			[ "${res_first[i]}" -ge $((a + block)) ] || [ "${res_last[i]}" -lt $a ] ||
+				{ busy=$i; break; }
+		done
+		if [ -z "$busy" ] && [ ! -e "/sys/devices/system/memory/memory$((a / block))" ]; then
+			echo $a
+			return 0
+		fi
+		# Past the resource in the way, or the next block.
+		if [ "$way" = first ]; then
+			if [ -n "$busy" ]; then
+				a=$(((res_last[busy] + block) / block * block))
+			else
+				a=$((a + block))
+			fi
+		elif [ -n "$busy" ]; then
+			a=$((res_first[busy] / block * block - block))
+		else
+			a=$((a - block))
+		fi
+	done
+	return 1
+}
