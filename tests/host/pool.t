@@ -4,7 +4,8 @@
 # nothing is booted): at most two jobs at once; output handed back whole and in the order
 # the jobs were added, whatever order they end in, with each job's own status; the
 # longest start first; a quiet job runs alone, and so does one that takes both slots; jobs
-# with one lock never overlap; an interrupted pool leaves nothing of its jobs running.
+# with one lock never overlap; an interrupted pool leaves nothing of its jobs running; a
+# pool that loses track of its jobs stops them and fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -80,6 +81,20 @@ run_pool "
 	pool_add b 1 - $tmp/job b 0.3" >/dev/null
 is "a job of two slots runs with nothing beside it" \
 	"$(awk '{ n += $1 == "start" ? 1 : -1; if ($2 == "w") print n }' "$EVENTS" | tr '\n' ' ')" "1 0 "
+
+# A line on the pool's FIFO that names no started job (a job that wrote there itself):
+# the pool stops its jobs and fails, rather than handing back a job that did not end.
+mkdir "$tmp/pooltmp"
+got=$(TMPDIR=$tmp/pooltmp timeout 30 bash -c '
+	. tests/lib/pool.sh
+	handed_back() { echo "handed back $2"; }
+	pool_add liar 1 - bash -c "echo bogus 0 >$0/p4dscope-pool.*/ended; sleep 5"
+	pool_add slow 1 - sleep 5
+	pool_run handed_back 2>&1 | grep -v "^  [0-9:]* \(start\|done\|stop\) "
+	echo "pool_run ${PIPESTATUS[0]}"' "$tmp/pooltmp")
+is "an unreadable line on the FIFO stops the pool, which fails and hands back nothing" \
+	"$got" "pool: unreadable end of a job ('bogus'): stopping every job
+pool_run 1"
 
 # Interrupted: the pool's trap stops every job's session, the grandchildren in process
 # groups of their own included (run-guest's timeout(1) makes one).

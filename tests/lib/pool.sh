@@ -12,7 +12,8 @@
 #         lock=K   never runs beside another job with lock K (two trees' runs of one
 #                  host test share files under build/)
 #   pool_run DONE       runs every job; calls DONE INDEX NAME OUTPUT STATUS SECONDS per job,
-#                       in the order they were added, as soon as it and all before it ended
+#                       in the order they were added, as soon as it and all before it ended;
+#                       returns 1, every job stopped, if a job's end cannot be read
 #   pool_stop           kills every running job (its whole session) and waits for it: the
 #                       trap of a caller that is interrupted
 # A timestamped line on stderr says when each job starts and ends; with $P4D_PHASE_LOG
@@ -103,7 +104,12 @@ pool_run() {
 			for k in $(pool_lock "$i"); do held[$k]=$i; done
 			! pool_has "$i" quiet || busy_quiet=1
 		done
-		read -r -u "$ended_fd" i rc
+		# A line that names no started job would leave the loop waiting for ever.
+		if ! read -r -u "$ended_fd" i rc || [[ ! $i =~ ^[0-9]+$ ]] || [ -z "${started[i]:-}" ]; then
+			echo "pool: unreadable end of a job ('${i:-}'): stopping every job" >&2
+			pool_stop
+			return 1
+		fi
 		for pid in "${!pool_pid_job[@]}"; do
 			[ "${pool_pid_job[$pid]}" != "$i" ] || { wait "$pid"; unset "pool_pid_job[$pid]"; }
 		done
