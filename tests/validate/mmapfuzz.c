@@ -707,19 +707,24 @@ struct call {
 /*
  * Allocated once, before the address space is snapshotted: a mapping that appeared later
  * would be one the model does not know. Calls past its end are not logged (no shrinking).
+ * Its size is the same whatever -n says: a log sized by -n sat in the heap for a short
+ * run and in a mapping of its own for a long one, so the replay line of a failing run
+ * (a shorter -n) placed the calls in another layout and could pass.
  */
+#define CALL_LOG_BYTES (8ul << 20)	/* 174762 calls: -n 100000 logs at most 150064 */
 static struct call *calls_made;
 static size_t ncalls_made, calls_cap;
 static int log_full;
 
-static void alloc_call_log(size_t cap)
+static void alloc_call_log(void)
 {
-	calls_cap = cap;
-	calls_made = calloc(cap, sizeof(*calls_made));
-	if (!calls_made) {
-		printf("mmapfuzz: no memory for a log of %zu calls\n", cap);
+	calls_made = mmap(NULL, CALL_LOG_BYTES, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (calls_made == MAP_FAILED) {
+		printf("mmapfuzz: no memory for a log of %lu bytes\n", CALL_LOG_BYTES);
 		exit(1);
 	}
+	calls_cap = CALL_LOG_BYTES / sizeof(*calls_made);
 }
 
 static void log_call(struct call c)
@@ -1645,13 +1650,30 @@ static unsigned long read_number(const char *path, const char *key)
 	return v;
 }
 
-/* Grow the stack now, so that it keeps the extent the foreign snapshot records. */
-static void __attribute__((noinline)) prefault_stack(void)
+/*
+ * Grow the stack now to a fixed extent below its top, so that it keeps the extent the
+ * foreign snapshot records, and the same one in a run and in its replay: argv and the
+ * environment sit at the top and differ in size between the two, so growing it by a
+ * fixed amount below the current frame moved its start with them. Without randomization
+ * its top is the same in every run. One write at the lowest address grows it (x86-64
+ * faults below the stack pointer extend the stack since Linux 4.20).
+ */
+#define STACK_EXTENT (512ul << 10)
+static void prefault_stack(void)
 {
-	volatile char buf[256 << 10];
+	char *pos = maps_buf;
+	unsigned long s, e, top = 0;
+	int stack;
 
-	for (size_t i = 0; i < sizeof(buf); i += PAGE)
-		buf[i] = 0;
+	read_maps();
+	while (next_line(&pos, &s, &e, &stack))
+		if (stack)
+			top = e;
+	if (!top) {
+		printf("mmapfuzz: no [stack] in /proc/self/maps\n");
+		exit(1);
+	}
+	*(volatile char *)(top - STACK_EXTENT) = 0;
 }
 
 static void drop_root(void)
@@ -1755,7 +1777,7 @@ int main(int argc, char **argv)
 	/* Allocations before the snapshot: the model knows them as not the fuzzer's. */
 	if (replay_file)
 		replay = load_calls(&nreplay);
-	alloc_call_log(replay_file ? nreplay + 1 : calls + calls / 2 + 64);
+	alloc_call_log();
 	drop_root();
 	prefault_stack();
 	snapshot_foreign();
