@@ -40,7 +40,7 @@ build() {
 }
 
 flags=(CC="$tmp/cc" CFLAGS="-O1 -g -DP4D_MARK_CFLAGS" CPPFLAGS=-DP4D_MARK_CPPFLAGS
-	LDFLAGS=-Wl,--defsym=p4d_mark_ldflags=0x4d)
+	"LDFLAGS=-Wl,--defsym=p4d_mark_ldflags=0x4d")
 for where in bpf la57check; do
 	tool=$([ $where = bpf ] && echo p4dstat || echo la57-place)
 	: >"$tmp/cc.log"

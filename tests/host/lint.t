@@ -3,7 +3,8 @@
 # Static checks of the project's own files: shellcheck (warnings and errors, sourced
 # files followed) on every tracked shell script, pyflakes3 on every Python file, each
 # file one result, so a finding names its file; and the licence line (LICENSE) in every
-# source, script, Makefile, configuration fragment, bpftrace script and man page.
+# source, script, Makefile, configuration fragment, bpftrace script and man page; and the
+# x bit of every file that starts with #!.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -35,6 +36,13 @@ check "Python files found (${#python[@]})" test ${#python[@]} -gt 0
 for f in "${python[@]}"; do
 	check "pyflakes3: $f" pyflakes3 "$f"
 done
+
+# A file that starts with #! runs as a command: the repository keeps it executable (a test
+# checked in without its x bit dies with exit 126 in every fresh clone).
+not_exec=$(git ls-files -s | while read -r mode _ _ f; do
+	[ -f "$f" ] && [ "$mode" != 100755 ] && head -c 2 "$f" | grep -q '^#!' && echo "$f"
+done)
+is "every file that starts with #! is executable in the repository (mode 100755)" "$not_exec" ""
 
 # Data and text carry none: documentation, records, figures, fixtures, kernel patches (the
 # files they change carry the kernel's own).
