@@ -69,7 +69,7 @@ is "one string of 131073 bytes with its NUL: E2BIG" "$(argexec 8192 1 131072)" E
 # intact [SETARCH-FLAG...]: argv as the new program sees it, against what was passed: a
 # near-limit set of long strings, then 100,000 short ones.
 intact() {
-	local long=() short=() i sent got
+	local long=() short=() i sent got name
 	for ((i = 0; i < 30; i++)); do long+=("$(printf '%065000d' "$i")"); done
 	for ((i = 0; i < 100000; i++)); do short+=("$i"); done
 	for name in long short; do
