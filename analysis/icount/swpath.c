@@ -522,14 +522,19 @@ static void op_fork(long n, struct sample *s)
 	time_empty_loop(n, s);
 }
 
-static void op_exec(long n, struct sample *s)
+/*
+ * n execs of the noop binary, each from a child that vfork() borrows the parent's mm for
+ * (exec) or fork() copies it into (forkexec: what a shell does). The child only calls
+ * execve() or _exit() in this frame, as vfork requires.
+ */
+static void spawn_noop(long n, struct sample *s, bool copy_mm)
 {
 	char *argv[] = { (char *)noop_path, NULL }, *envp[] = { NULL };
 	struct span sp;
 
 	op_begin(&sp);
 	for (long i = 0; i < n; i++) {
-		pid_t pid = vfork();
+		pid_t pid = copy_mm ? fork() : vfork();
 
 		if (pid == 0) {
 			execve(noop_path, argv, envp);
@@ -539,6 +544,16 @@ static void op_exec(long n, struct sample *s)
 	}
 	op_end(&sp, s);
 	time_empty_loop(n, s);
+}
+
+static void op_exec(long n, struct sample *s)
+{
+	spawn_noop(n, s, false);
+}
+
+static void op_forkexec(long n, struct sample *s)
+{
+	spawn_noop(n, s, true);
 }
 
 static void munmap_sparse(long n, struct sample *s, void *hint)
@@ -591,6 +606,7 @@ static const struct op {
 	{ "clear4k", op_clear4k, 512 },
 	{ "fork", op_fork, 4 },
 	{ "exec", op_exec, 4 },
+	{ "forkexec", op_forkexec, 4 },
 	{ "munmap-sparse-low", op_munmap_sparse_low, 8 },
 	{ "munmap-sparse-high", op_munmap_sparse_high, 8 },
 };
@@ -635,7 +651,7 @@ int main(int argc, char **argv)
 		usage();
 	if (!batch)
 		batch = op->batch;
-	if (op->run == op_exec && access(noop_path, X_OK))
+	if ((op->run == op_exec || op->run == op_forkexec) && access(noop_path, X_OK))
 		die("no executable %s for exec (-x NOOP)", noop_path);
 	counters_fd = counters_open(counters);
 
