@@ -10,6 +10,7 @@ funcs_KERNEL_MODE.{log,csv} (funcs.so boots). The first kernel in name order tha
 Instructions per exec are each boot's median (the boot is the unit of replication), then
 the mean over boots with a 95% t interval; differences are Welch intervals over boots."""
 import os
+import re
 import sys
 from collections import defaultdict
 
@@ -29,6 +30,46 @@ MODES = ["5", "no5lvl"]
 RFC = "exec-rfc"
 SHOWN = 12
 TABLE_ALLOC = ["__p4d_alloc", "__pud_alloc", "__pmd_alloc", "__pte_alloc"]
+
+
+# exec's phases, for the per-function differences: the first rule that matches a
+# function's name decides. The differences compare exec on two kernels or modes, so a
+# function both sides run as often (the stack VMA's insertion, the ELF loading) drops
+# out; what is left of the maple tree, slab and rmap work is the move's (vma_expand()
+# and vma_shrink() in relocate_vma_down()). The rest: scheduler, timers and kernel
+# threads that ran inside the timed windows, and the per-CPU allocator.
+PHASES = [
+    ("allocating and clearing tables", re.compile(
+        r"__(p4d|pud|pmd|pte)_alloc|pte_alloc_one|__p(4d|ud|md)_alloc_one.*|pmd_install"
+        r"|__pagetable_ctor|pagetable_.*ctor|virt_to_ptdesc|clear_highpages.*|clear_page.*"
+        r"|get_page_from_freelist|__alloc_.*pages.*|alloc_pages.*|get_free_pages.*"
+        r"|__?rmqueue.*|prepare_alloc_pages.*|prep_new_page|post_alloc_hook|check_new_pages"
+        r"|zone_watermark.*|should_fail_alloc_page|current_gfp_context|first_zones_zonelist"
+        r"|is_check_pages_enabled|alloc_from_pcs.*|mod_node_state|mod_node_page_state"
+        r"|native_set_p4d|trace_p4d_alloc")),
+    ("the move (setup_arg_pages)", re.compile(
+        r"setup_arg_pages|relocate_vma_down|shift_arg_pages|move_page_tables|move_pgt_entry"
+        r"|move_ptes|move_normal_.*|get_old_.*|alloc_new_.*|vma_.*|__vma_.*|commit_merge"
+        r"|init_multi_vma_prep|mas_.*|ma_.*|mte_.*|mtree_.*|trace_ma_.*|_?_?anon_rmap_tree_.*"
+        r"|__rb_.*|rb_next|avc_.*|split_huge_pmd_if_needed|flush_tlb.*|native_flush_tlb.*"
+        r"|trace_tlb_flush|down_write|up_write|rwsem_.*|__?pte_offset_map.*|protnone_mask"
+        r"|p[mu]d_flags|pmd_pfn|folio_.*|is_vma_hugetlb_flags|mm_(needs_)?global_asid"
+        r"|___slab_alloc|slab_.*|kmem_cache_alloc.*|trace_kmem_cache_alloc")),
+    ("freeing tables", re.compile(
+        r"free_pgd_range|free_p(4d|ud|md|te)_range|___p(4d|ud|md|te)_free_tlb|tlb_.*|__tlb_.*"
+        r"|call_rcu|kvfree_call_rcu|rcu_segcblist_.*|p(gd|4d|ud|md)_none_or_clear_bad"
+        r"|pmd_pgtable_page")),
+    ("walking the fifth level", re.compile(
+        r"p4d_offset|pgd_none|pgd_bad|pgd_present|pgd_offset_pgd|pud_offset.*|pmd_offset.*")),
+]
+OTHER = "the rest"
+
+
+def phase_of(function):
+    for name, rule in PHASES:
+        if any(rule.fullmatch(alias) for alias in function.split("|")):
+            return name
+    return OTHER
 
 
 def md_table(header, rows):
@@ -159,6 +200,25 @@ def main():
                              f"{float(gb['total']):,.2f}", f"**{float(total):+,.2f}**"])
                 w(md_table(["function", f"{a[0]} {a[1]}", f"{b[0]} {b[1]}", "difference"],
                            rows))
+        w("\nBy phase: the same differences, each function in the phase the first"
+          " rule of `PHASES` (report.py) that matches its name gives; the rows add up"
+          " exactly to each column's total.\n")
+        for a, b in comps:
+            if a not in cells or b not in cells:
+                continue
+            shown = [v for v in VARIANTS if v in cells[a]["ops"] and v in cells[b]["ops"]]
+            sums = {v: defaultdict(int) for v in shown}
+            totals = {}
+            for v in shown:
+                d, totals[v] = difference(cells[a]["ops"][v], cells[b]["ops"][v])
+                for f, x in d.items():
+                    sums[v][phase_of(f)] += x
+                assert sum(sums[v].values()) == totals[v]
+            rows = [[name] + [f"{float(sums[v][name]):+,.0f}" for v in shown]
+                    for name in [p for p, _ in PHASES] + [OTHER]]
+            rows.append(["**all functions**"] + [f"**{float(totals[v]):+,.0f}**" for v in shown])
+            w(f"\n**{a[0]} {a[1]} − {b[0]} {b[1]}**\n\n")
+            w(md_table(["phase"] + shown, rows))
         w("\nPage-table pages allocated per exec: calls of the allocation functions"
           " (funcs.so's entries; each call allocates one table, or loses a race and frees"
           " it), mean over the boot's execs:\n\n")
