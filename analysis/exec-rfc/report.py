@@ -46,18 +46,21 @@ PHASES = [
         r"|__?rmqueue.*|prepare_alloc_pages.*|prep_new_page|post_alloc_hook|check_new_pages"
         r"|zone_watermark.*|should_fail_alloc_page|current_gfp_context|first_zones_zonelist"
         r"|is_check_pages_enabled|alloc_from_pcs.*|mod_node_state|mod_node_page_state"
-        r"|native_set_p4d|trace_p4d_alloc")),
+        r"|native_set_p4d|native_set_pgd|trace_p4d_alloc|policy_nodemask"
+        r"|lruvec_stat_mod_folio|__list_del_entry_valid.*")),
     ("the move (setup_arg_pages)", re.compile(
         r"setup_arg_pages|relocate_vma_down|shift_arg_pages|move_page_tables|move_pgt_entry"
         r"|move_ptes|move_normal_.*|get_old_.*|alloc_new_.*|vma_.*|__vma_.*|commit_merge"
         r"|init_multi_vma_prep|mas_.*|ma_.*|mte_.*|mtree_.*|trace_ma_.*|_?_?anon_rmap_tree_.*"
         r"|__rb_.*|rb_next|avc_.*|split_huge_pmd_if_needed|flush_tlb.*|native_flush_tlb.*"
-        r"|trace_tlb_flush|down_write|up_write|rwsem_.*|__?pte_offset_map.*|protnone_mask"
+        r"|trace_tlb_flush|down_write|up_write|rwsem_.*|(__)?pte_offset_map.*|protnone_mask"
+        r"|change_protection"
         r"|p[mu]d_flags|pmd_pfn|folio_.*|is_vma_hugetlb_flags|mm_(needs_)?global_asid"
         r"|___slab_alloc|slab_.*|kmem_cache_alloc.*|trace_kmem_cache_alloc")),
     ("freeing tables", re.compile(
         r"free_pgd_range|free_p(4d|ud|md|te)_range|___p(4d|ud|md|te)_free_tlb|tlb_.*|__tlb_.*"
-        r"|call_rcu|kvfree_call_rcu|rcu_segcblist_.*|p(gd|4d|ud|md)_none_or_clear_bad"
+        r"|(__)?call_rcu.*|kvfree_call_rcu|__kfree_rcu.*|rcu_segcblist_.*"
+        r"|p(gd|4d|ud|md)_none_or_clear_bad"
         r"|pmd_pgtable_page")),
     ("walking the fifth level", re.compile(
         r"p4d_offset|pgd_none|pgd_bad|pgd_present|pgd_offset_pgd|pud_offset.*|pmd_offset.*")),
