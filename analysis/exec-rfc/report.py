@@ -4,9 +4,10 @@
 
     report.py LOGDIR
 
-LOGDIR (analysis/exec-rfc/records/: the run of gain.md) holds icount_KERNEL_MODE_ROUND.log (--icount boots of gain-guest.sh) and
-funcs_KERNEL_MODE.{log,csv} (funcs.so boots). The first kernel in name order that is not
-"exec-rfc" is the baseline; every number is recomputed from the records on each run.
+LOGDIR (analysis/exec-rfc/records/: the run of gain.md) holds icount_KERNEL_MODE_ROUND.log
+(--icount boots of gain-guest.sh) and funcs_KERNEL_MODE.{log,csv} (funcs.so boots).
+Kernels sort by name, "exec-rfc" last, and the first is the baseline; every number is
+recomputed from the records on each run.
 Instructions per exec are each boot's median (the boot is the unit of replication), then
 the mean over boots with a 95% t interval; differences are Welch intervals over boots."""
 import os
@@ -17,7 +18,8 @@ from collections import defaultdict
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
 from benchstats import mean_ci, median, welch  # noqa: E402
 from funcs import difference, read_funcs  # noqa: E402
-from records import read_logs  # noqa: E402
+from mdtable import md_table  # noqa: E402
+from records import per_op, read_logs  # noqa: E402
 
 VARIANTS = {
     "exec": "vfork + exec of a static noop binary (no libc), ASLR off",
@@ -73,16 +75,6 @@ def phase_of(function):
         if any(rule.fullmatch(alias) for alias in function.split("|")):
             return name
     return OTHER
-
-
-def md_table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out) + "\n"
-
-
-def per_op(row):
-    return (row["op_ns"] - row["empty_ns"]) / row["ops"]
 
 
 def boot_medians(rows):
@@ -158,7 +150,7 @@ def main():
             for m in MODES:
                 rows.append([f"{k} − {base}, {m}", "", "",
                              fmt_diff(welch(med.get((k, m, v), []), med.get((base, m, v), [])))])
-        w(md_table(["kernel", "5-level", "no5lvl", "5-level − no5lvl"], rows))
+        w(md_table(["kernel", "5-level", "no5lvl", "5-level − no5lvl"], rows) + "\n")
         w("\n")
 
     tables = p4d_counts(logdir)
@@ -174,7 +166,7 @@ def main():
                     cells.append("n/a" if not got else " or ".join(
                         f"{a:g} / {h:g}" for a, h in sorted(got)))
             rows.append([v] + cells)
-        w(md_table(["variant"] + [f"{k}, {m}" for k in kernels for m in MODES], rows))
+        w(md_table(["variant"] + [f"{k}, {m}" for k in kernels for m in MODES], rows) + "\n")
         w("\n")
 
     cells = read_funcs(logdir)
@@ -202,7 +194,7 @@ def main():
                 rows.append(["**all functions**", f"{float(ga['total']):,.2f}",
                              f"{float(gb['total']):,.2f}", f"**{float(total):+,.2f}**"])
                 w(md_table(["function", f"{a[0]} {a[1]}", f"{b[0]} {b[1]}", "difference"],
-                           rows))
+                           rows) + "\n")
         w("\nBy phase: the same differences, each function in the phase the first"
           " rule of `PHASES` (report.py) that matches its name gives; the rows add up"
           " exactly to each column's total.\n")
@@ -221,7 +213,7 @@ def main():
                     for name in [p for p, _ in PHASES] + [OTHER]]
             rows.append(["**all functions**"] + [f"**{float(totals[v]):+,.0f}**" for v in shown])
             w(f"\n**{a[0]} {a[1]} − {b[0]} {b[1]}**\n\n")
-            w(md_table(["phase"] + shown, rows))
+            w(md_table(["phase"] + shown, rows) + "\n")
         w("\nPage-table pages allocated per exec: calls of the allocation functions"
           " (funcs.so's entries; each call allocates one table, or loses a race and frees"
           " it), mean over the boot's execs:\n\n")
@@ -233,7 +225,7 @@ def main():
                 if any(vals):
                     rows.append([v, f"`{fn}`"] + [f"{float(x or 0):.2f}".rstrip("0").rstrip(".")
                                                   for x in vals])
-        w(md_table(["variant", "function"] + [f"{k}, {m}" for k, m in order], rows))
+        w(md_table(["variant", "function"] + [f"{k}, {m}" for k, m in order], rows) + "\n")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,11 @@ class RecordError(Exception):
     pass
 
 
+def per_op(row):
+    """A swpath row's instructions per operation: the timed loop less the empty one."""
+    return (row["op_ns"] - row["empty_ns"]) / row["ops"]
+
+
 def _swpath(ctx, fields):
     if len(fields) != 3 + len(SWPATH_COLS):
         raise RecordError(f"{len(fields) - 3} swpath columns, expected {len(SWPATH_COLS)}")

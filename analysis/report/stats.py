@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import funcs
 from benchstats import mean, mean_ci, median, welch
-from records import (EVENTS, LEVELS, PARTS, PTMEM_COLS, SWPATH_COLS, RecordError, read_logs,
+from mdtable import md_table
+from records import (EVENTS, LEVELS, PARTS, PTMEM_COLS, SWPATH_COLS, RecordError, per_op, read_logs,
                      write_csv)
 # the walk model's own reading and pricing of its runs
 from report import WHERE
@@ -126,19 +127,7 @@ def fmt_rel(d, base, digits=2):
     return _interval([None if v is None else v / base * 100 for v in d], f"+.{digits}f", "%")
 
 
-def md_table(header, rows, align=None):
-    align = align or ["l"] + ["r"] * (len(header) - 1)
-    sep = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 # ---- the cells of the matrix ------------------------------------------------------------
-
-def per_op(row):
-    return (row["op_ns"] - row["empty_ns"]) / row["ops"]
-
 
 class Matrix:
     """swpath samples by cell: (kernel, paging, consumer, kind, op) -> {round: [rows]}."""
