@@ -32,10 +32,12 @@ BIN := $(BUILD)/bin
 TOOLS := $(BUILD)/tools-$(KVER)
 CC := gcc
 WORKLOAD_CFLAGS := -O2 -g -Wall -Wextra -Werror -Iinclude
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/*.c)) \
+	$(patsubst tests/workloads/%.S,$(BIN)/%,$(wildcard tests/workloads/*.S))
 
 .PHONY: all deps tree kernel kernel-vanilla kernel-debug kernel-no5level image tools \
 	kernel-debian kernel-debian-vanilla kernel-debian-no5level kernels-debian \
+	kernel-exec-rfc kernel-debian-exec-rfc kernels-full \
 	build-tools workloads run test test-full test-guest test-plants test-debug bench \
 	check-patches clean install uninstall check-prefix
 
@@ -74,7 +76,18 @@ kernel-debian-vanilla: tree
 kernel-debian-no5level: tree
 	$(Q)scripts/build-kernel debian-no5level >/dev/null
 
-kernels-debian: kernel-debian kernel-debian-vanilla kernel-debian-no5level
+# The exec RFC on top of the series (patches/KVER/exec-rfc, 7.3): uname -r ends in
+# -exec-rfc. make test-full boots it (tests/run-all KVER:exec-rfc), make bench measures it.
+kernel-exec-rfc: tree
+	$(Q)$(PHASE) "kernel $(KVER)/exec-rfc" scripts/build-kernel exec-rfc >/dev/null
+
+kernel-debian-exec-rfc: tree
+	$(Q)scripts/build-kernel debian-exec-rfc >/dev/null
+
+# 7.3 cannot compile 5-level paging out (upstream 7212b58d6d71): no no5level kernels.
+NO5LEVEL := $(if $(filter 7.3,$(KVER)),,no5level)
+EXEC_RFC := $(if $(wildcard patches/$(KVER)/exec-rfc/0*.patch),exec-rfc)
+kernels-debian: kernel-debian kernel-debian-vanilla $(addprefix kernel-debian-,$(NO5LEVEL) $(EXEC_RFC))
 
 image: deps
 	$(Q)$(PHASE) image scripts/build-initramfs
@@ -100,6 +113,12 @@ $(BIN)/%: tests/workloads/%.c include/p4d_layout.h | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
 
+# i386 programs without libc (exec.t's compat checks): binutils' i386 support is enough,
+# no 32-bit libc is needed.
+$(BIN)/%: tests/workloads/%.S | $(BIN)
+	$(call msg,AS,$@)
+	$(Q)$(CC) -m32 -nostdlib -static -o $@ $<
+
 $(BIN):
 	$(Q)mkdir -p $@
 
@@ -117,10 +136,14 @@ test: kernel image tools
 # CI subset, and fresh fuzz seeds. docs/running.md says how long it takes.
 test-full:
 	$(Q)for k in $(TREES); do \
-		$(MAKE) --no-print-directory kernel kernel-vanilla kernel-no5level image tools KVER=$$k || exit; \
+		$(MAKE) --no-print-directory kernels-full image tools KVER=$$k || exit; \
 	done
 	$(Q)P4DSCOPE_FUZZ_SEED=fresh $(RUN_ALL) \
-		$(foreach k,$(TREES),host:$(k) $(k):5 $(k):4 $(k):no5lvl:all $(k):vanilla $(k):plants)
+		$(foreach k,$(TREES),host:$(k) $(k):5 $(k):4 $(k):no5lvl:all $(k):vanilla $(k):plants \
+			$(if $(wildcard patches/$(k)/exec-rfc/0*.patch),$(k):exec-rfc))
+
+# Every small kernel of a tree that make test-full boots or builds.
+kernels-full: kernel kernel-vanilla $(addprefix kernel-,$(NO5LEVEL) $(EXEC_RFC))
 
 # The in-guest suite alone, on MODES (default all three; no5lvl without the tool tests).
 MODES ?= 5 4 no5lvl
@@ -136,7 +159,8 @@ check-patches: deps
 
 # QUICK=1: a short run that only proves the programs work (make test runs it), without
 # the Debian-configuration kernels the full run measures too.
-bench: kernel kernel-vanilla kernel-no5level image tools $(if $(QUICK),,kernels-debian)
+bench: kernel kernel-vanilla $(addprefix kernel-,$(NO5LEVEL) $(EXEC_RFC)) image tools \
+	$(if $(QUICK),,kernels-debian)
 	$(Q)analysis/run $(if $(QUICK),--quick)
 
 # Faults planted in every event field and kernel mutants of the series: the event tests

@@ -69,6 +69,14 @@ series_files() {
 	[ -e "${f[0]}" ] || return 0
 	printf '%s\n' "${f[@]}"
 }
+# An RFC that is not part of the series (patches/KVER/exec-rfc/, with its own cover
+# letter): prepare-tree applies it on top of the series on branch exec-rfc of the tree,
+# which kernel flavours *exec-rfc build. Part of the tree's identity.
+rfc_files() {
+	local f=("$P4D_SERIES"/exec-rfc/0*.patch)
+	[ -e "${f[0]}" ] || return 0
+	printf '%s\n' "${f[@]}"
+}
 series_id() {
-	series_files | xargs -r cat | sha256sum | cut -d' ' -f1
+	{ series_files; rfc_files; } | xargs -r cat | sha256sum | cut -d' ' -f1
 }

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host tests of scripts/prepare-tree and build-kernel's refusal, on a small fake kernel
 # tarball and series in a scratch build directory: a series that applies, then with a fix
-# (patches/KVER/fixes) under it, one whose second patch no longer does (named with its
-# file and hunk, the tree left at its base, build-kernel refusing it), a tree whose Debian
-# package is missing, a tree without a series.
+# (patches/KVER/fixes) under it, then with an RFC (patches/KVER/exec-rfc) on a branch above
+# it, one whose second patch no longer does (named with its file and hunk, the tree left
+# at its base, build-kernel refusing it), a tree whose Debian package is missing, a tree
+# without a series; build-kernel's refusal of a compiled-out kernel where 5-level paging
+# cannot be compiled out.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
@@ -24,6 +26,15 @@ g add -A && g commit -q -m base
 sed -i 's/^line 5$/line five/' "$tmp/git/mm/memory.c" && g commit -q -am "first"
 sed -i 's/^line 20$/line twenty/' "$tmp/git/mm/memory.c" && g commit -q -am "second"
 g format-patch -q -o "$tmp/series" HEAD~2
+second=$(g rev-parse HEAD)
+# add_patch DIR BASE N TEXT SUBJECT: on a branch off BASE, line N becomes TEXT, committed
+# as SUBJECT; its patch goes into DIR.
+add_patch() {
+	g checkout -q -b "$5" "$2"
+	sed -i "s/^line $3\$/$4/" "$tmp/git/mm/memory.c" && g commit -q -am "$5"
+	mkdir -p "$1"
+	g format-patch -q -o "$1" HEAD~1
+}
 
 scripts/prepare-tree >"$tmp/out" 2>&1
 is "a series that applies: exit 0" "$?" 0
@@ -32,10 +43,7 @@ is "the tree holds both patches" "$(grep -c -e '^line five$' -e '^line twenty$' 
 check "the series stamp is written" test -s "$tree/.p4dscope-series"
 
 # A fix of the base (patches/KVER/fixes): applied first and tagged, the series on top.
-g checkout -q -b fix HEAD~2
-sed -i 's/^line 10$/line ten/' "$tmp/git/mm/memory.c" && g commit -q -am "fix"
-mkdir -p "$tmp/series/fixes"
-g format-patch -q -o "$tmp/series/fixes" HEAD~1
+add_patch "$tmp/series/fixes" HEAD~2 10 "line ten" fix
 scripts/prepare-tree >"$tmp/out" 2>&1
 is "with a fix: exit 0" "$?" 0
 is "the tree holds the fix and both patches" \
@@ -46,6 +54,38 @@ is "the series lies above p4dscope-fixes" \
 	"$(git -C "$tree" log --reverse --format=%s p4dscope-fixes..patched | tr '\n' ' ')" "first second "
 is "the stamp covers the fix" "$(cat "$tree/.p4dscope-series")" \
 	"$(cat "$tmp/series/fixes/"*.patch "$tmp/series/"0*.patch | sha256sum | cut -d' ' -f1)"
+
+# An RFC outside the series: on branch exec-rfc above it; the tree stays on the series.
+no_rfc_stamp=$(cat "$tree/.p4dscope-series")
+add_patch "$tmp/series/exec-rfc" "$second" 25 "line twenty-five" rfc
+scripts/prepare-tree >"$tmp/out" 2>&1
+is "with an RFC: exit 0" "$?" 0
+is "branch exec-rfc is the RFC on the series" \
+	"$(git -C "$tree" log --reverse --format=%s p4dscope-fixes..exec-rfc | tr '\n' ' ')" "first second rfc "
+is "the tree stays on branch patched, without the RFC" \
+	"$(git -C "$tree" symbolic-ref --short HEAD) $(grep -c '^line twenty-five$' "$tree/mm/memory.c")" \
+	"patched 0"
+check "the stamp covers the RFC" test "$(cat "$tree/.p4dscope-series")" != "$no_rfc_stamp"
+scripts/build-kernel no5level >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'cannot compile 5-level paging out' "$tmp/out"; then
+	ok "build-kernel refuses a no5level kernel of a tree without CONFIG_X86_5LEVEL"
+else
+	not_ok "build-kernel refuses a no5level kernel of a tree without CONFIG_X86_5LEVEL" \
+		"exit $rc" "$(cat "$tmp/out")"
+fi
+rm -r "$tmp/series/exec-rfc"
+scripts/prepare-tree >"$tmp/out" 2>&1
+check "without the RFC, no branch exec-rfc is left" \
+	test -z "$(git -C "$tree" branch --list exec-rfc)"
+scripts/build-kernel exec-rfc >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'no exec RFC for 9.9' "$tmp/out"; then
+	ok "build-kernel refuses an exec-rfc kernel of a tree without the RFC"
+else
+	not_ok "build-kernel refuses an exec-rfc kernel of a tree without the RFC" "exit $rc" \
+		"$(cat "$tmp/out")"
+fi
 
 # Debian moved line 20: the second patch's hunk no longer finds its context.
 sed -i 's/^line 20$/line 20 (moved)/' "$tmp/src/linux-9.9/mm/memory.c"
