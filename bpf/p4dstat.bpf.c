@@ -162,18 +162,31 @@ static __always_inline bool in_execve(struct task_struct *task)
 }
 
 /*
- * execve() builds the new mm's argument stack at the top of the user address space
- * before it loads the binary (copy_strings(), still in the old mm and before
- * current->in_execve is set): a table for the top PGD slot of a foreign mm that holds
- * one mapping. A fork's child mm also has one mapping when its first table is copied,
- * but that is its lowest mapping, never one in the top slot.
+ * The mm execve() is building for the current task: copy_strings() fills its argument
+ * stack before current->in_execve is set and before the task switches to it. It is a
+ * foreign mm whose only mapping is that stack, one page (create_init_stack_vma() or
+ * __bprm_mm_init() set total_vm = stack_vm = 1). A fork's child mm is foreign too when
+ * its tables are copied, but dup_mmap() gives it the parent's counts.
+ */
+static __always_inline bool exec_new_mm(struct mm_struct *mm)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return mm != task->mm && BPF_CORE_READ(mm, total_vm) == 1 &&
+	       BPF_CORE_READ(mm, stack_vm) == 1;
+}
+
+/*
+ * The table exec builds its argument stack in, when that is at the top of the user
+ * address space (STACK_TOP_MAX) and not where the stack ends up: the top PGD slot of
+ * exec's new mm. With the stack built below 47 bits it is the new mm's first table, in
+ * slot 0, and stays.
  */
 static __always_inline bool exec_stack_table(struct mm_struct *mm, unsigned long address)
 {
 	__u64 top_slot = (task_size_max - 1) & ~(PGDIR_SIZE - 1);
-	struct task_struct *task = bpf_get_current_task_btf();
 
-	return address == top_slot && mm != task->mm && BPF_CORE_READ(mm, map_count) == 1;
+	return address == top_slot && exec_new_mm(mm);
 }
 
 /*
@@ -182,8 +195,7 @@ static __always_inline bool exec_stack_table(struct mm_struct *mm, unsigned long
  * all). A fork's child mm is built by the parent, but is the child's. Not seen: tables
  * another process puts in the target's mm (ptrace, process_vm_writev), a rare case.
  */
-static __always_inline bool mm_of_target(struct mm_struct *mm, unsigned long address,
-					 bool freeing)
+static __always_inline bool mm_of_target(struct mm_struct *mm, bool freeing)
 {
 	struct task_struct *task;
 	struct mm_struct *own;
@@ -198,7 +210,7 @@ static __always_inline bool mm_of_target(struct mm_struct *mm, unsigned long add
 	own = task->mm;
 	if (mm == own || in_execve(task))
 		return true;
-	return freeing ? !own : exec_stack_table(mm, address);
+	return freeing ? !own : exec_new_mm(mm);
 }
 
 /*
@@ -303,7 +315,7 @@ int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, void *p4
 	__u64 key = (__u64)p4d;
 	bool kernel;
 
-	if (!mm_of_target(mm, address, false) || !(c = counters()))
+	if (!mm_of_target(mm, false) || !(c = counters()))
 		return 0;
 	if (outcome == bpf_core_enum_value(enum pgtable_alloc_outcome, PGTABLE_ALLOC_RACED)) {
 		add(c->p4d_raced, 1);
@@ -345,7 +357,7 @@ int BPF_PROG(p4d_free_tp, struct mm_struct *mm, unsigned long address, void *p4d
 	table = bpf_map_lookup_elem(&tables, &key);
 	if (!table) {
 		/* Older than the trace (or not remembered): its own column, never LIVE. */
-		if (!mm_of_target(mm, address, true))
+		if (!mm_of_target(mm, true))
 			return 0;
 		bpf_get_current_comm(owner.comm, sizeof(owner.comm));
 		add(c->p4d_free_old, 1);
@@ -376,8 +388,7 @@ int BPF_PROG(p4d_alloc_fexit, struct mm_struct *mm, pgd_t *pgd, unsigned long ad
 	struct p4dstat_counts *c;
 	struct p4dstat_comm_key owner = {};
 
-	/* The raw faulting address: align it as the tracepoint does. */
-	if (!mm_of_target(mm, address & ~(PGDIR_SIZE - 1), false) || !(c = counters()))
+	if (!mm_of_target(mm, false) || !(c = counters()))
 		return 0;
 	if (ret) {
 		add(c->p4d_nomem, 1);
@@ -395,7 +406,7 @@ int BPF_KPROBE(p4d_alloc_kprobe, struct mm_struct *mm, pgd_t *pgd, unsigned long
 	struct p4dstat_counts *c;
 	struct p4dstat_comm_key owner = {};
 
-	if (!mm_of_target(mm, address & ~(PGDIR_SIZE - 1), false) || !(c = counters()))
+	if (!mm_of_target(mm, false) || !(c = counters()))
 		return 0;
 	bpf_get_current_comm(owner.comm, sizeof(owner.comm));
 	count_installed(c, is_init_mm(mm, address), &owner);
@@ -417,7 +428,7 @@ static __always_inline void count_free_fallback(struct mm_struct *mm)
 	struct p4dstat_counts *c;
 	struct p4dstat_comm_key owner = {};
 
-	if (!mm_of_target(mm, 0, true) || !(c = counters()))
+	if (!mm_of_target(mm, true) || !(c = counters()))
 		return;
 	bpf_get_current_comm(owner.comm, sizeof(owner.comm));
 	count_free(c, &owner);

@@ -19,6 +19,11 @@ case $(uname -r) in
 6.1.*) exec_frame=shift_arg_pages ;;
 *) exec_frame=relocate_vma_down ;;
 esac
+# On 5-level that move installs the new mm's entry 0 and frees the table the stack was
+# built in (moved=1). With the exec RFC ($exec_rfc) the stack is built in entry 0, whose
+# table copy_strings() installs before the exec renames the task, and the move crosses
+# no table (moved=0).
+moved=$((1 - exec_rfc))
 hugepages=$(cat /proc/sys/vm/nr_hugepages)	# restored at the end
 runs=()			# the timeout(1) processes of the bpftrace runs in the background
 kprobes=$tfs/kprobe_events
@@ -428,13 +433,13 @@ fi
 got=$( (bt_map "$p1/p4dalloc" alloc; bt_map "$p1/p4dalloc" free | sed 's/^\([^ ]*\) /\1|free /') | sort)
 if [ "$mode" = 5 ]; then
 	# highmap's exec installs one table for PGD entry 0 (and frees the one exec's
-	# temporary stack used at the top of the 56-bit space); each fork copies entry 0;
-	# each child faults in K high regions; every table is freed at exit. On 7.x the
-	# exec also frees bpftrace's child's entry 0 under highmap's name ($old_mm_renamed).
+	# temporary stack used at the top of the 56-bit space: $moved each); each fork copies
+	# entry 0; each child faults in K high regions; every table is freed at exit. On 7.x
+	# the exec also frees bpftrace's child's entry 0 under highmap's name ($old_mm_renamed).
 	pick highmap "$got"
-	same "p4dalloc.bt: highmap installed 1 + N + N*K tables, freed N*(K+1) + 2 + $old_mm_renamed (K=$K N=$N)" \
-		"$picked" "free $((N * (K + 1) + 2 + old_mm_renamed))
-user|installed $((1 + N + N * K))"
+	same "p4dalloc.bt: highmap installed $moved + N + N*K tables, freed N*(K+1) + 1 + $moved + $old_mm_renamed (K=$K N=$N)" \
+		"$picked" "free $((N * (K + 1) + 1 + moved + old_mm_renamed))
+user|installed $((moved + N + N * K))"
 	for c in $comms; do
 		pick "$c" "$got" && g=$picked
 		pick "p4d $c" "$gt"
@@ -443,11 +448,11 @@ user|installed $((1 + N + N * K))"
 	stacks=$(bt_stacks "$p1/p4dalloc" alloc_stacks | grep '^highmap|installed|')
 	is "p4dalloc.bt stacks: highmap's allocations: all; by exec, fork, page fault" \
 		"$(stack_sums "$stacks" $exec_frame copy_page_range handle_mm_fault)" \
-		"$((1 + N + N * K)) 1 $N $((N * K))"
+		"$((moved + N + N * K)) $moved $N $((N * K))"
 	stacks=$(bt_stacks "$p1/p4dalloc" free_stacks | grep '^highmap|')
 	is "p4dalloc.bt stacks: highmap's frees: all; by exec, exit" \
 		"$(stack_sums "$stacks" $exec_frame exit_mmap)" \
-		"$((N * (K + 1) + 2 + old_mm_renamed)) 1 $((N * (K + 1) + 1 + old_mm_renamed))"
+		"$((N * (K + 1) + 1 + moved + old_mm_renamed)) $moved $((N * (K + 1) + 1 + old_mm_renamed))"
 else
 	same "p4dalloc.bt, paging $mode: no P4D allocation, free or stack reported" \
 		"$(grep -E '^@(alloc|free|live|alloc_stacks|free_stacks)' "$p1/p4dalloc")" ""
@@ -659,18 +664,18 @@ same "one-liner 4: the high hints of mmapcases bottomup that landed low" \
 # 5-7: P4D tables of highmap K N (as started above).
 pick ol5-highmap "$( (bt_map "$p3/ol5" alloc | sed 's/ / alloc /'
 	bt_map "$p3/ol5" free | sed 's/ / free /') | tr ' ' '|')"
-same "one-liner 5: ol5-highmap (K=3 N=2) installed 1+N+N*K, freed N*(K+1)+2+$old_mm_renamed" "$picked" \
-	"alloc|$((1 + 2 + 2 * 3))
-free|$((2 * 4 + 2 + old_mm_renamed))"
+same "one-liner 5: ol5-highmap (K=3 N=2) installed $moved+N+N*K, freed N*(K+1)+1+$moved+$old_mm_renamed" \
+	"$picked" "alloc|$((moved + 2 + 2 * 3))
+free|$((2 * 4 + 1 + moved + old_mm_renamed))"
 pick ol6-highmap "$(bt_map "$p3/ol6" "")"
-same "one-liner 6: ol6-highmap (K=3 N=2): N+1 tables in region 0, N in each of 1..K" "$picked" \
-	"0 3
+same "one-liner 6: ol6-highmap (K=3 N=2): N+$moved tables in region 0, N in each of 1..K" "$picked" \
+	"0 $((2 + moved))
 1 2
 2 2
 3 2"
 is "one-liner 7: ol7-highmap (K=2 N=2): stacks of its allocations: all; exec, fork, fault" \
 	"$(stack_sums "$(bt_stacks "$p3/ol7" "" | grep '^ol7-highmap|')" \
-		$exec_frame copy_page_range handle_mm_fault)" "7 1 2 4"
+		$exec_frame copy_page_range handle_mm_fault)" "$((moved + 6)) $moved 2 4"
 
 # 8: TLB flushes per reason number (tlb_flush prints "reason:NAME (NUMBER)"), pages != 0,
 # no task switch.

@@ -23,6 +23,10 @@ if [ -d $tfs/events/pgtable ]; then kernel=series; else kernel=vanilla; fi
 # addresses above 47 bits.
 five=0
 [ "$mode" = 5 ] && five=1
+# exec's temporary stack: a table of its own at the top of the 56-bit space on 5-level.
+# With the exec RFC ($exec_rfc) it is built below 47 bits, in the new mm's first table,
+# which copy_strings() then installs before the exec renames the task.
+exec_stack=$((five * (1 - exec_rfc))) exec_first=$((five * exec_rfc))
 # series_or VALUE: VALUE where the series' events count it, n/a (JSON null) without.
 series_or() { if [ $kernel = series ]; then echo "$1"; else echo n/a; fi; }
 
@@ -510,7 +514,7 @@ is "p4dfamily: $K mappings above 47 bits on 5-level, none on 4-level" \
 # What the layout makes on 5-level (p4dfamily.c): exec's stack table 1, PGD slot 0 of
 # the new mm and of each child 1 + N, the regions K x (1 + N); the exec also frees the
 # subshell's slot-0 table, allocated before the trace (OLD).
-first=$((five * (1 + N))) stack=$five high=$((five * K * (1 + N)))
+first=$((five * (1 + N))) stack=$exec_stack high=$((five * K * (1 + N)))
 expect wide cause_exec_stack "$(series_or $stack)" "execve's temporary stack"
 expect wide cause_first "$(series_or $first)" "PGD slot 0: exec + $N children"
 expect wide cause_high "$(series_or $high)" "$K regions x (1 + $N) processes"
@@ -524,15 +528,17 @@ expect wide p4d_live "$(series_or 0)" "every process has exited"
 expect wide p4d_raced "$(series_or 0)"
 expect wide p4d_nomem 0
 # -C charges a table to the command running when it is installed: exec's stack table
-# to the name before the exec, everything from the new mm's slot 0 on to p4dfamily.
+# (with the exec RFC, the new mm's slot 0) to the name before the exec, everything after
+# it to p4dfamily.
 # Its free goes where its allocation went; without the series a free cannot be paired
 # and goes to the command running it: exec's stack table is freed after the rename. The
 # subshell's slot 0 (OLD) goes to the command freeing it: p4dfamily on 7.x, where exec
 # releases the old mm after the rename.
 old=$((five * old_mm_renamed))
-expect wide comm:p4dfamily:p4d_alloc $((first + high)) "-C: from the new name on"
+expect wide comm:p4dfamily:p4d_alloc $((first + high - exec_first)) "-C: from the new name on"
 if [ $kernel = series ]; then
-	expect wide comm:p4dfamily:p4d_freed $((first + high + old)) "-C: balances, + OLD on 7.x"
+	expect wide comm:p4dfamily:p4d_freed $((first + high + old - exec_first)) \
+		"-C: balances, + OLD on 7.x"
 else
 	expect wide comm:p4dfamily:p4d_freed $((first + high + stack + old)) "-C: by the freeing command"
 fi
@@ -548,11 +554,11 @@ val wide:comm_events
 expect wide comm_accounted "$v" "-C rows + dropped = every event counted"
 expect wide missed 0 "no event skipped by BPF recursion"
 # -p of the process that execs: its own address spaces, not its children's.
-expect parent p4d_alloc_user $((five * (2 + K))) "stack, slot 0, $K regions"
-expect parent p4d_freed $((five * (3 + K))) "the same + the old mm's slot 0"
+expect parent p4d_alloc_user $((exec_stack + five * (1 + K))) "stack, slot 0, $K regions"
+expect parent p4d_freed $((exec_stack + five * (2 + K))) "the same + the old mm's slot 0"
 expect parent p4d_freed_old "$(series_or $five)"
 expect parent p4d_live "$(series_or 0)" "balanced at exit"
-expect parent cause_exec_stack "$(series_or $five)"
+expect parent cause_exec_stack "$(series_or $exec_stack)"
 expect parent cause_first "$(series_or $five)"
 expect parent cause_high "$(series_or $((five * K)))"
 expect parent gua_above47 $((five * K))
@@ -563,8 +569,8 @@ expect parent mmap_above47_bytes $((five * K * 4096))
 val rawf:out:switch
 expect parent tlb_task_switch "$v" "tracefs: flushes into it, charged when it leaves a CPU"
 for r in pfentry pkprobe; do
-	expect $r p4d_alloc_user $((five * (2 + K))) "--probes=${r#p}"
-	expect $r p4d_freed $((five * (3 + K))) "--probes=${r#p}"
+	expect $r p4d_alloc_user $((exec_stack + five * (1 + K))) "--probes=${r#p}"
+	expect $r p4d_freed $((exec_stack + five * (2 + K))) "--probes=${r#p}"
 	for k in p4d_raced p4d_live p4d_freed_old cause_first cause_high; do
 		expect $r $k n/a "a fallback cannot pair frees or tell a race"
 	done

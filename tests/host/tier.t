@@ -64,6 +64,14 @@ is "a change to a test makes the suite full" "$(verdict suite)" full
 is "... and the host tests" "$(verdict host)" full
 check "... and says so" grep -q "inputs changed since its full run" <(tests/tier 6.1)
 
+# A tree with an RFC (patches/7.3/exec-rfc): its boots are a part of their own.
+P4D_KVER=7.3 tests/run-all --plan 7.3:exec-rfc >"$tmp/plan" 2>&1
+is "7.3:exec-rfc: the RFC kernel boots on 5-level, 4-level and no5lvl" \
+	"$(grep -E '^job ' "$tmp/plan" | tr '\n' ' ')" \
+	"job guest-7.3-exec-rfc-5 job guest-7.3-exec-rfc-4 job guest-7.3-exec-rfc-no5lvl "
+check "7.3:exec-rfc: no5lvl leaves the tool tests to the 4-level boot, and says so" \
+	grep -qE '^# left out: guest-7\.3-exec-rfc-no5lvl: bpftrace\.t p4dstat\.t \(the tool tests' "$tmp/plan"
+
 tests/tier --record 6.1 suite passed
 is "a new record replaces the tree's line" "$(grep -c '^6\.1 suite ' tests/full-runs)" 1
 is "recorded again: fast" "$(verdict suite)" fast

@@ -21,6 +21,11 @@ tmp=$(mktemp -d)
 # puts bprm->old_mm), so the old mm's P4D frees carry the new command's name; 0 where
 # exec_mmap() releases it before the rename (6.x).
 old_mm_renamed=$([ "${P4D_KVER%%.*}" -ge 7 ] && echo 1 || echo 0)
+# 1 on a kernel with the exec RFC (patches/KVER/exec-rfc; build-kernel's exec-rfc flavours
+# end uname -r in -exec-rfc): exec builds the new stack in the slot it ends in, below 47
+# bits, so on 5-level no P4D table is installed at the top of the 56-bit space for it and
+# the new mm's first table comes before the move, not with it. 0 everywhere else.
+exec_rfc=$([[ $(uname -r) == *-exec-rfc* ]] && echo 1 || echo 0)
 
 exit_cmds=()
 at_exit() { exit_cmds+=("$1"); }
