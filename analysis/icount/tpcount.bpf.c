@@ -72,16 +72,22 @@ COUNT_CALLS(___pte_free_tlb, TPC_FREE_PTE)
  * Pages cleared. clear_page() is assembly that neither kprobes (notrace) nor fentry can
  * reach, so count where clearing is asked for: every page allocation with __GFP_ZERO
  * (user 4K pages on x86, page tables) is cleared by the allocator, and a THP is
- * cleared page by page by clear_huge_page(). Nothing else on the measured paths clears.
+ * cleared page by page by clear_huge_page() (6.1) or folio_zero_user() (6.9 on; the
+ * kernel has one of the two). Nothing else on the measured paths clears, unless the
+ * kernel runs with init_on_alloc (Debian's configuration): then post_alloc_hook() clears
+ * every allocation, flag or not, and every page allocated counts.
  */
-#define GFP_ZERO	0x100u	/* ___GFP_ZERO, in 6.1 and 6.12 alike */
+#define GFP_ZERO	0x100u	/* ___GFP_ZERO, in 6.1, 6.12 and 7.3 alike */
+
+/* Set by tpcount.c before loading: the kernel runs with init_on_alloc. */
+const volatile int clear_every_alloc;
 
 struct page;
 
 SEC("tp_btf/mm_page_alloc")
 int BPF_PROG(pt_page_alloc, struct page *page, unsigned int order, unsigned int gfp_flags)
 {
-	if (page && (gfp_flags & GFP_ZERO))
+	if (page && (clear_every_alloc || (gfp_flags & GFP_ZERO)))
 		__sync_fetch_and_add(&counts.hits[TPC_PAGE_CLEAR], 1ULL << order);
 	return 0;
 }
@@ -91,6 +97,22 @@ int BPF_PROG(pt_clear_huge_page, struct page *page, unsigned long addr_hint,
 	     unsigned int pages_per_huge_page)
 {
 	__sync_fetch_and_add(&counts.hits[TPC_PAGE_CLEAR], pages_per_huge_page);
+	return 0;
+}
+
+/* A large folio's order: the low byte of its second page's flags (folio_large_order()). */
+struct folio {
+	unsigned long _flags_1;
+} __attribute__((preserve_access_index));
+
+SEC("fentry/folio_zero_user")
+int BPF_PROG(pt_folio_zero_user, struct folio *folio, unsigned long addr_hint)
+{
+	unsigned int order = folio->_flags_1 & 0xff;
+
+	/* The paths timed clear only THPs here (order 9); a bound keeps a stray value out. */
+	if (order >= 1 && order <= 18)
+		__sync_fetch_and_add(&counts.hits[TPC_PAGE_CLEAR], 1ULL << order);
 	return 0;
 }
 

@@ -11,7 +11,8 @@
  *
  * "tables" counts page-table pages per level and cleared pages (tpcount.bpf.c); a
  * function the kernel does not have (__p4d_alloc when the P4D level is folded at build
- * time) is left out with a note on stderr, and its counter stays 0.
+ * time) is left out with a note on stderr, and its counter stays 0. Whether the kernel
+ * clears every allocation (init_on_alloc) is read from its boot log.
  *
  * DIR defaults to /sys/fs/bpf/p4dbench; the counters map is pinned as DIR/counts, a link
  * or program as DIR/KIND_EVENT (tpcount.h). Exit status 0, 1 on a runtime error, 2 on a usage
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -120,6 +122,31 @@ static int unpin_all(const char *dir)
 	return rmdir(dir) ? -errno : 0;
 }
 
+/*
+ * Does the kernel clear every page it allocates? mm_init's report_meminit() says so at
+ * boot ("mem auto-init: ..., heap alloc:on, ..."); init_on_alloc has no other interface.
+ */
+static bool init_on_alloc(void)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *log, *line;
+	bool on = false;
+
+	if (size <= 0 || !(log = calloc(1, size + 1)))
+		return false;
+	size = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, size);
+	line = size > 0 ? strstr(log, "mem auto-init:") : NULL;
+	if (line) {
+		line[strcspn(line, "\n")] = '\0';
+		on = strstr(line, "heap alloc:on");
+	} else {
+		fprintf(stderr, "tpcount: no \"mem auto-init\" line in the kernel log: taking"
+			" init_on_alloc as off\n");
+	}
+	free(log);
+	return on;
+}
+
 /* Load the programs of one kind; pin their links (attach) or the programs (!attach). */
 static int setup(const char *kind, const char *dir, bool attach)
 {
@@ -141,6 +168,11 @@ static int setup(const char *kind, const char *dir, bool attach)
 		fprintf(stderr, "tpcount: cannot open the BPF object: %s\n", strerror(errno));
 		return 1;
 	}
+	if (!k->section && init_on_alloc()) {
+		skel->rodata->clear_every_alloc = 1;
+		fprintf(stderr, "tpcount: init_on_alloc is on: every page allocated counts as"
+			" cleared\n");
+	}
 	vmlinux = btf__load_vmlinux_btf();
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
@@ -149,7 +181,8 @@ static int setup(const char *kind, const char *dir, bool attach)
 		if (mine && !kernel_has_target(vmlinux, sec)) {
 			fprintf(stderr, "tpcount: this kernel has no %s (a level folded at"
 				" build time%s?): its counter stays 0\n", strrchr(sec, '/') + 1,
-				has_prefix(sec, "fentry/") ? "" : ", or not the patched kernel");
+				has_prefix(sec, "fentry/") ? ", or a function of another version"
+							   : ", or not the patched kernel");
 			mine = false;
 		}
 		bpf_program__set_autoload(prog, mine);

@@ -119,8 +119,10 @@ def _short(name):
 
 
 def section(w, md_table, cells, configs, op_text, key_diff):
-    """The results.md section. configs: [(title, out, patched)]; key_diff(config, a, b, op)
-    gives the key table's difference (icount, over boots) for the same cells, or None."""
+    """The results.md section. configs: [(title, cols, comps)], cols [((kernel, paging),
+    name)] and comps [(cell a, cell b, title)] the cells counted and their differences;
+    key_diff(a, b, op) gives the key table's difference (icount, over boots) for the same
+    cells, or None."""
     w("\n## Where the extra instructions are: per kernel function\n")
     if not cells:
         w("No per-function counts in this run's logs (`analysis/run --parts funcs`).\n")
@@ -139,9 +141,7 @@ def section(w, md_table, cells, configs, op_text, key_diff):
       " (it is restarted after the fault) and once under `--icount`; that is the same in"
       " every cell.\n")
     rows_csv = []
-    for title, out_k, patched in configs:
-        cols = [((out_k, "4"), "compiled out"), ((patched, "4"), "paging 4"),
-                ((patched, "5"), "paging 5")]
+    for title, cols, comps in configs:
         have = [c for c, _ in cols if c in cells]
         if len(have) < 2:
             w(f"\n**{title}**: not counted by this run (its kernels' cells are missing).\n")
@@ -154,14 +154,10 @@ def section(w, md_table, cells, configs, op_text, key_diff):
                     rows_csv.append({"config": title, "op": op, "kernel": c[0], "paging": c[1],
                                      "function": f, "insns_per_op": f"{float(v):.4f}",
                                      "entries_per_op": f"{float(d['entries'].get(f, 0)):.4f}"})
-            comps = [(a, b, t) for a, b, t in
-                     ((cols[2][0], cols[0][0], "paging 5 − compiled out"),
-                      (cols[1][0], cols[0][0], "paging 4 − compiled out"),
-                      (cols[2][0], cols[1][0], "paging 5 − paging 4"))
-                     if a in got and b in got]
-            if not comps:
+            shown = [(a, b, t) for a, b, t in comps if a in got and b in got]
+            if not shown:
                 continue
-            diffs = [difference(got[a], got[b]) + (a, b, t) for a, b, t in comps]
+            diffs = [difference(got[a], got[b]) + (a, b, t) for a, b, t in shown]
             names = sorted({f for d, *_ in diffs for f in d},
                            key=lambda f: (-max(abs(d.get(f, 0)) for d, *_ in diffs), f))
             w(f"\n**{title}, {op_text[op]}**: instructions per operation\n")

@@ -43,29 +43,99 @@ MODES = ["4", "no5lvl", "5"]
 
 
 class Config:
-    """One kernel configuration: its patched, vanilla and compiled-out kernels."""
+    """One kernel configuration: its patched and vanilla kernels and a third (analysis/
+    kernels.sh): compiled out (no5level) where the tree has CONFIG_X86_5LEVEL, the exec
+    RFC's kernel (exec-rfc) where it has not. cells are the key table's columns, comps its
+    comparisons ((kernel, paging) a vs b, title); func_cells and func_comps the per-function
+    tables'."""
 
-    def __init__(self, part, title, patched, vanilla, out, targets):
+    def __init__(self, part, title, patched, vanilla, third, targets):
         self.part, self.title, self.targets = part, title, targets
-        self.patched, self.vanilla, self.out = patched, vanilla, out
-        self.kernels = [patched, vanilla, out]
-        # The four builds and boots of the published comparison, in the key table's order.
-        self.cells = [(out, "4", "compiled out"), (patched, "4", "paging 4 (no LA57)"),
-                      (patched, "no5lvl", "no5lvl"), (patched, "5", "paging 5")]
-        self.OUT, self.P4, self.P5 = (out, "4"), (patched, "4"), (patched, "5")
+        self.patched, self.vanilla, self.third = patched, vanilla, third
+        self.kernels = [patched, vanilla, third]
+        self.P4, self.N5, self.P5 = (patched, "4"), (patched, "no5lvl"), (patched, "5")
+        self.compiled_out = third.endswith("no5level")
+        # The 4-level run the fifth level is held against: compiled out, or no5lvl.
+        self.BASE = (third, "4") if self.compiled_out else self.N5
+        self.base_name = "compiled out" if self.compiled_out else "no5lvl"
+        if self.compiled_out:
+            # The four builds and boots of the published comparison (AMD's Zen 4 and 5).
+            self.OUT = (third, "4")
+            self.cells = [(third, "4", "compiled out"), (patched, "4", "paging 4 (no LA57)"),
+                          (patched, "no5lvl", "no5lvl"), (patched, "5", "paging 5")]
+            self.comps = [(self.P5, self.OUT, "5 vs compiled out"),
+                          (self.P4, self.OUT, "4 vs compiled out"), (self.P5, self.P4, "5 vs 4")]
+            self.func_cells = [(self.OUT, "compiled out"), (self.P4, "paging 4"),
+                               (self.P5, "paging 5")]
+            self.func_comps = [(self.P5, self.OUT, "paging 5 − compiled out"),
+                               (self.P4, self.OUT, "paging 4 − compiled out"),
+                               (self.P5, self.P4, "paging 5 − paging 4")]
+        else:
+            # No compiled-out kernel: no5lvl is the 4-level baseline, on the same build.
+            self.OUT = None
+            R5 = (third, "5")
+            self.cells = [(patched, "4", "paging 4 (no LA57)"), (patched, "no5lvl", "no5lvl"),
+                          (patched, "5", "paging 5"), (third, "no5lvl", "RFC no5lvl"),
+                          (third, "5", "RFC paging 5")]
+            self.comps = [(self.P5, self.N5, "5 vs no5lvl"), (R5, self.N5, "RFC 5 vs no5lvl"),
+                          (R5, self.P5, "RFC 5 vs 5")]
+            self.func_cells = [(self.N5, "no5lvl"), (self.P5, "paging 5"), (R5, "RFC paging 5")]
+            self.func_comps = [(self.P5, self.N5, "paging 5 − no5lvl"),
+                               (R5, self.N5, "RFC 5 − no5lvl"),
+                               (R5, self.P5, "RFC 5 − paging 5")]
+        # What the series changes with its events off, in both layouts.
+        V5 = (vanilla, "5")
+        self.func_cells.append((V5, "vanilla paging 5"))
+        self.func_comps.append((self.P5, V5, "patched − vanilla, paging 5"))
 
 
-CONFIGS = [
-    Config("icount", "small guest kernel (tinyconfig + guest-image/kernel.config)",
-           "patched", "vanilla", "no5level", "make kernel kernel-vanilla kernel-no5level"),
-    Config("debian", "Debian's cloud-kernel configuration (linux-config-6.1 + "
-           "guest-image/debian.config)", "debian", "debian-vanilla", "debian-no5level",
-           "make kernels-debian"),
-]
+def has_compiled_out(tree):
+    """Up to 6.15 the fifth level can be compiled out; upstream 7212b58d6d71 (6.16) removed
+    CONFIG_X86_5LEVEL."""
+    return tuple(int(x) for x in tree.split(".")[:2]) < (6, 16)
+
+
+# The fragments scripts/build-kernel adds on top of tinyconfig (small) or Debian's
+# configuration (debian): every tree's, and a tree's own where it has one.
+TREE_FRAGMENTS = {("small", "6.12"), ("small", "7.3"), ("debian", "7.3")}
+
+
+def fragments(kind, tree):
+    common = "kernel" if kind == "small" else "debian"
+    return f"`guest-image/{common}.config`" + (
+        f" and `guest-image/{common}-{tree}.config`" if (kind, tree) in TREE_FRAGMENTS else "")
+
+
+def configs_for(tree):
+    third = "no5level" if has_compiled_out(tree) else "exec-rfc"
+    return [
+        Config("icount", "small guest kernel (tinyconfig + "
+               f"{fragments('small', tree).replace('`', '')})",
+               "patched", "vanilla", third, f"make kernel kernel-vanilla kernel-{third}"),
+        Config("debian", f"Debian's cloud-kernel configuration (linux-config-{tree} + "
+               f"{fragments('debian', tree).replace('`', '')})", "debian", "debian-vanilla",
+               f"debian-{third}",
+               "make kernels-debian"),
+    ]
+
+
+# The tree the report is about (host-PART.txt's "tree"; logs without one are 6.1's) and its
+# configurations: set once by main() before any section is written.
+TREE = "6.1"
+CONFIGS = configs_for(TREE)
 TINY = CONFIGS[0]
 # How running text names each configuration.
 CONFIG_NAME = {"icount": "the small kernel", "debian": "Debian's configuration"}
 KERNELS = [k for c in CONFIGS for k in c.kernels]
+
+
+def use_tree(tree):
+    global TREE, CONFIGS, TINY, KERNELS
+    TREE, CONFIGS = tree, configs_for(tree)
+    TINY = CONFIGS[0]
+    KERNELS = [k for c in CONFIGS for k in c.kernels]
+
+
 # What each part needs and how to make its logs, for the report's list of missing parts.
 PART_HOW = {"icount": "analysis/run --parts icount",
             "debian": "make kernels-debian, then analysis/run --parts debian",
@@ -88,6 +158,9 @@ AMD_ZEN4_MSGID = "80734605-1926-4ac7-9c63-006fe3ea6b6a@amd.com"
 # LKML <7c315a0d-1508-4310-b584-ecaeaba52296@amd.com>.
 AMD_ZEN5 = {"compiled out": 0.137958, "no5lvl": 0.138876, "5-level": 0.138904}
 AMD_ZEN5_MSGID = "7c315a0d-1508-4310-b584-ecaeaba52296@amd.com"
+# How the kernel clears a 4K page on the guest CPU (REP_GOOD), where it is not 6.1's
+# clear_page_rep.
+CLEAR_PAGE = {"7.3": "`clear_pages()`, inline (arch/x86/include/asm/page_64.h)"}
 # Base cycles per instruction that turn walk cycles into a share of a fault's time: an
 # assumption (the walk model's report uses the same band).
 CPI_BAND = (0.5, 1.5)
@@ -209,7 +282,8 @@ def commits(host):
 
 def header(w, boots, host, kernels, missing, model_report):
     quick = any(h.get("mode") == "quick" for h in host.values())
-    w("# What the fifth paging level costs: measurements\n")
+    w("# What the fifth paging level costs: measurements"
+      + ("" if TREE == "6.1" else f" on Linux {TREE}") + "\n")
     if quick:
         w("> **Quick run** (`make bench QUICK=1`): a reduced matrix with few repetitions, made"
           " to prove the programs work. Its numbers are not the results; `make bench` makes"
@@ -246,11 +320,14 @@ def header(w, boots, host, kernels, missing, model_report):
                          else change])
     rows += [[f"part {p}", when(p)] for p in PARTS]
     w(md_table(["", ""], rows, ["l", "l"]))
-    w("\nKernels: *patched* is 6.1 with `patches/`, *vanilla* without them, *no5level* the"
-      " patched tree built with `CONFIG_X86_5LEVEL=n` (`make kernel-no5level`), all three"
-      " from tinyconfig and `guest-image/kernel.config`; *debian*, *debian-vanilla* and"
-      " *debian-no5level* the same three from Debian's own configuration of its cloud"
-      " kernel (`make kernels-debian`, `guest-image/debian.config`). The config hashes are"
+    third = TINY.third
+    how = ("the patched tree built with `CONFIG_X86_5LEVEL=n`" if TINY.compiled_out else
+           f"the patched tree with the exec RFC (patches/{TREE}/exec-rfc) on top")
+    w(f"\nKernels: *patched* is {TREE} with `patches/{TREE}`, *vanilla* without them,"
+      f" *{third}* {how}, built by `make kernel-{third}`; all three from tinyconfig and"
+      f" {fragments('small', TREE)}. *debian*, *debian-vanilla* and"
+      f" *debian-{third}* are the same three from Debian's own configuration of its cloud"
+      f" kernel (`make kernels-debian`, {fragments('debian', TREE)}). The config hashes are"
       " sha256 of each build's `.config`.")
     if missing:
         w("\n**Missing from this report**: " + "; ".join(missing) + ".")
@@ -266,40 +343,56 @@ def key_table(w, M, cfg, first):
     lo, hi = M.nboots(cfg.kernels)
     nb = (f"{lo} boot" if lo == hi == 1 else f"{lo} boots" if lo == hi
           else f"{lo} to {hi} boots")
+    versus = "compiled out and in" if cfg.compiled_out else "no5lvl and 5-level, exec RFC"
     w(f"\n## Key table{'' if first else ' (' + cfg.part + ')'}: instructions per operation,"
-      f" compiled out and in, {cfg.title}\n")
+      f" {versus}, {cfg.title}\n")
     if not M.has(cfg.patched):
         w(f"Not measured by this run: no records of the {cfg.patched} kernel"
           f" ({PART_HOW[cfg.part]}).\n")
         return
     if first:
-        w("Guest instructions per operation under `run-guest --icount` (one guest ns = one"
-          " instruction), trace events off: each boot's median, averaged over the boots of"
-          f" each cell ({nb} per cell; boots are the unit of replication, because each"
-          " starts from its own allocator and layout state). Four ways to run the same"
-          " operation: *compiled out*, the kernel built without `CONFIG_X86_5LEVEL` on the"
-          " LA57 CPU (it runs 4-level paging); *paging 4*, the patched kernel on a CPU"
-          " without LA57; *no5lvl*, the patched kernel booted with `no5lvl` on the LA57 CPU;"
-          " *paging 5*, the patched kernel running 5-level paging. Differences: mean"
-          " difference of the boots' medians with its 95% interval (Welch), in per cent of"
-          " the second; where the interval is narrower than the last digit shown (every"
-          " boot the same), the value stands alone. *5 vs compiled out* is AMD's Zen 4 comparison; *4 vs"
-          " compiled out* is what having the fifth level compiled in costs a 4-level boot"
-          " (the run-time `pgtable_l5_enabled()` checks, the P4D level folded at run time);"
-          " *5 vs 4* adds the fifth level itself. no5lvl runs the code and branches of paging"
-          " 4, so it is a check of the method (it must equal paging 4), not a finding.\n")
+        intro = ("Guest instructions per operation under `run-guest --icount` (one guest ns ="
+                 " one instruction), trace events off: each boot's median, averaged over the"
+                 f" boots of each cell ({nb} per cell; boots are the unit of replication,"
+                 " because each starts from its own allocator and layout state). ")
+        diffs = ("Differences: mean difference of the boots' medians with its 95% interval"
+                 " (Welch), in per cent of the second; where the interval is narrower than the"
+                 " last digit shown (every boot the same), the value stands alone. ")
+        if cfg.compiled_out:
+            w(intro + "Four ways to run the same operation: *compiled out*, the kernel built"
+              " without `CONFIG_X86_5LEVEL` on the LA57 CPU (it runs 4-level paging);"
+              " *paging 4*, the patched kernel on a CPU without LA57; *no5lvl*, the patched"
+              " kernel booted with `no5lvl` on the LA57 CPU; *paging 5*, the patched kernel"
+              " running 5-level paging. " + diffs + "*5 vs compiled out* is AMD's Zen 4"
+              " comparison; *4 vs compiled out* is what having the fifth level compiled in"
+              " costs a 4-level boot (the run-time `pgtable_l5_enabled()` checks, the P4D level"
+              " folded at run time); *5 vs 4* adds the fifth level itself. no5lvl runs the code"
+              " and branches of paging 4, so it is a check of the method (it must equal paging"
+              " 4), not a finding.\n")
+        else:
+            w(intro + f"On {TREE} the fifth level cannot be compiled out (upstream"
+              " 7212b58d6d71 removed `CONFIG_X86_5LEVEL` in 6.16), so there is no compiled-out"
+              " kernel: every x86-64 kernel carries the 5-level code, and *no5lvl* (the patched"
+              " kernel booted with `no5lvl` on the LA57 CPU: 4-level paging, the P4D level"
+              " folded at run time) is the baseline. *paging 4* is the same kernel on a CPU"
+              " without LA57, a check of the method (it must equal no5lvl, not a finding)."
+              f" *RFC* is the patched kernel with the exec RFC on top (patches/{TREE}/exec-rfc:"
+              " exec's temporary stack built below 47 bits), booted the same two ways. "
+              + diffs + "*5 vs no5lvl* is what the fifth level costs; *RFC 5 vs no5lvl* what"
+              " is left of it with the RFC; *RFC 5 vs 5* what the RFC saves.\n")
     else:
         w(f"The same method and columns as the first key table ({nb} per cell), on"
           " the kernels built from Debian's configuration.\n")
     rows = []
     for op in OP_NAMES:
         rows.append([OP_TEXT[op]] + [fmt(M.value(k, m, op)) for k, m, _ in cfg.cells]
-                    + [M.rel(cfg.P5, cfg.OUT, op), M.rel(cfg.P4, cfg.OUT, op),
-                       M.rel(cfg.P5, cfg.P4, op),
-                       fmt_diff(M.diff(cfg.P5, (cfg.vanilla, "5"), op))])
-    w(md_table(["operation"] + [t for _, _, t in cfg.cells]
-               + ["5 vs compiled out", "4 vs compiled out", "5 vs 4",
-                  "patched - vanilla, paging 5"], rows))
+                    + [M.rel(a, b, op) for a, b, _ in cfg.comps]
+                    + [fmt_diff(M.diff(cfg.P5, (cfg.vanilla, "5"), op))])
+    w(md_table(["operation"] + [t for _, _, t in cfg.cells] + [t for _, _, t in cfg.comps]
+               + ["patched - vanilla, paging 5"], rows))
+    if not cfg.compiled_out:
+        w("")
+        return
     d = M.diff(cfg.OUT, cfg.P4, "munmap-sparse-low")
     if d and d[1] is not None and d[1] > 0:
         # zap_pmd_range() visits every PMD entry of the range, present or not.
@@ -307,8 +400,8 @@ def key_table(w, M, cfg, first):
         w(f"\nThe sparse munmap runs more instructions on the compiled-out kernel:"
           f" {fmt_diff(d)}, {d[0] / entries:.2f} per PMD entry the unmap visits (64 GiB /"
           f" 2 MiB = {entries:,}); both kernels allocate and free the same tables (below),"
-          " so the difference is in the code of the unmap loop, not in paging work: not"
-          " traced to the instruction here (the per-function counts do not cover munmap).")
+          " so the difference is in the code of the unmap loop, not in paging work: the"
+          " per-function table of the sparse munmap names the functions.")
     w("")
 
 
@@ -471,23 +564,26 @@ def where_mmap_high_goes(w, M, cfg):
     w("Page-table pages allocated per operation, by level, and 4K pages cleared, counted in"
       " an untimed pass of the same operations (tpcount's `tables` programs: fentry on"
       " `__p4d_alloc`, `__pud_alloc`, `__pmd_alloc`, `pte_alloc_one` and the"
-      " `___p?d_free_tlb` frees; `mm:mm_page_alloc` with `__GFP_ZERO` and"
-      " `clear_huge_page()` for clearing), first boot of each cell. Freed tables per level"
-      " are in swpath.csv (`tables` rows); every operation below frees what it"
-      " allocated.\n")
+      " `___p?d_free_tlb` frees; for clearing, `mm:mm_page_alloc` with `__GFP_ZERO`, or"
+      " every allocation where the kernel runs with init_on_alloc (Debian's configuration),"
+      " and THPs through `clear_huge_page()` or `folio_zero_user()`), first boot of each"
+      " cell. Freed tables per level are in swpath.csv (`tables` rows); every operation"
+      " below frees what it allocated.\n")
     rows = []
     for op in OP_NAMES:
         r = [OP_TEXT[op]]
         for k, m, _ in cfg.cells:
             t = M.tables(k, m, op)
             r.append("n/a" if not t else " / ".join(
-                ("-" if k == cfg.out and l == "p4d" else f"{t['alloc_' + l]:.2f}")
+                ("-" if cfg.compiled_out and k == cfg.third and l == "p4d"
+                 else f"{t['alloc_' + l]:.2f}")
                 for l in LEVELS) + f"; {t['page_clear']:.2f}")
         rows.append(r)
     w(md_table(["operation: P4D / PUD / PMD / PTE allocated; pages cleared"]
                + [t for _, _, t in cfg.cells], rows))
-    w("\n(`-`: the compiled-out kernel has no P4D level to allocate. THP faults count the"
-      " PTE table deposited for a later split.)\n")
+    w("\n(" + ("`-`: the compiled-out kernel has no P4D level to allocate. "
+               if cfg.compiled_out else "")
+      + "THP faults count the PTE table deposited for a later split.)\n")
     # The decomposition: the same operation in an existing chain, a new chain on either
     # depth, and a new chain under a new P4D table.
     a = (cfg.P4, "mmap-high")        # 4-level ignores the hint: an existing chain
@@ -523,7 +619,8 @@ def clearing(w, M):
     w("Under `--icount` every iteration of `rep stosq` counts as one instruction, so"
       " clearing a page weighs hundreds of \"instructions\" that hardware does in a few"
       " dozen cycles. The guest CPU has REP_GOOD, so the kernel clears with"
-      f" `clear_page_rep` (`rep stosq`, 512 iterations); `clear4k` runs that sequence in"
+      f" {CLEAR_PAGE.get(TREE, '`clear_page_rep`')} (`rep stosq`, 512 iterations);"
+      " `clear4k` runs that sequence in"
       f" user space: {c:,.0f} instructions per page (plus the kernel's call and return)."
       " Pages cleared per operation come from the tables pass above. Rows with and without"
       " the clearing (its instructions subtracted from each boot):\n")
@@ -538,23 +635,24 @@ def clearing(w, M):
             continue
         for op in FAULT_OPS:
             r = [f"{cfg.part}: {OP_TEXT[op]}"]
-            po, p5 = cleared(cfg.OUT, op), cleared(cfg.P5, op)
-            for cell, p in ((cfg.OUT, po), (cfg.P5, p5)):
+            po, p5 = cleared(cfg.BASE, op), cleared(cfg.P5, op)
+            for cell, p in ((cfg.BASE, po), (cfg.P5, p5)):
                 v = M.value(*cell, op)
                 r.append("n/a" if v is None or p is None else
                          f"{fmt(v)} / {fmt(v - p * c)} ({p * c / v * 100:.0f}%)")
-            with_c = M.diff(cfg.P5, cfg.OUT, op)
-            r.append(M.rel(cfg.P5, cfg.OUT, op))
+            with_c = M.diff(cfg.P5, cfg.BASE, op)
+            r.append(M.rel(cfg.P5, cfg.BASE, op))
             if with_c and po is not None and p5 is not None:
-                base = M.value(*cfg.OUT, op) - po * c
+                base = M.value(*cfg.BASE, op) - po * c
                 shift = (p5 - po) * c
                 r.append(fmt_rel(tuple(None if v is None else v - shift for v in with_c), base))
             else:
                 r.append("n/a")
             rows.append(r)
-    w(md_table(["operation", "compiled out: all / without clearing (clearing's share)",
-                "paging 5: all / without clearing (share)", "5 vs compiled out",
-                "5 vs compiled out, without clearing"], rows))
+    base = TINY.base_name
+    w(md_table(["operation", f"{base}: all / without clearing (clearing's share)",
+                "paging 5: all / without clearing (share)", f"5 vs {base}",
+                f"5 vs {base}, without clearing"], rows))
     w("")
 
 
@@ -758,9 +856,11 @@ def memory(w, data, out):
       " regions above 47 bits (hints i << 48), holds them alive and reads /proc and the"
       " counters. Levels, for the first child: the tables its present pages need"
       " (/proc/PID/pagemap), checked against its VmPTE; P4D tables from the `p4d_alloc` /"
-      " `p4d_free` events; the PGD is one page per process, which /proc does not count. In"
-      " 6.1 `PageTables` counts PTE and PMD tables only, VmPTE PTE, PMD and PUD tables:"
-      " **neither sees the P4D level.** Largest N per row.\n")
+      " `p4d_free` events; the PGD is one page per process, which /proc does not count. "
+      + ("In 6.1 `PageTables` counts PTE and PMD tables only, VmPTE PTE, PMD and PUD tables:"
+         " **neither sees the P4D level.**" if TREE == "6.1" else
+         "What `PageTables` and VmPTE count on this tree: compare their columns with the"
+         " levels'.") + " Largest N per row.\n")
     pm = [r for r in data["ptmem"] if r["kernel"] == "patched"]
     rows, dat = [], []
     for mode in MODES:
@@ -825,8 +925,10 @@ def method(w, boots):
       " timed section counts the instructions of everything the one vCPU ran meanwhile"
       " (interrupts included; `intr` in swpath.csv). Instruction counts do not depend on the"
       " host's load; boots run two at a time.")
-    w("- Two kernel configurations, each built three ways (patched, vanilla, compiled out):"
-      " the project's small guest kernel (tinyconfig: `-Os`, no jump labels, SLOB, no"
+    w(f"- Two kernel configurations of {TREE}, each built three ways (patched, vanilla,"
+      f" {'compiled out' if TINY.compiled_out else 'exec RFC'}):"
+      " the project's small guest kernel (tinyconfig: `-Os`, no jump labels,"
+      f" {'SLOB' if TREE == '6.1' else 'SLUB_TINY'}, no"
       " memcg, cgroups or NUMA, mitigations off) and Debian's own configuration of its"
       " cloud kernel with only the guest's drivers turned from modules into built-ins"
       " (`guest-image/debian.config` names each change): `-O2`, jump labels, SLUB, memcg,"
@@ -850,22 +952,22 @@ def method(w, boots):
       " `___p4d_free_tlb()` into a tail call of `___pud_free_tlb()` (identical bodies;"
       " analysis/run reads it from each vmlinux), each P4D free also enters the PUD one:"
       " the report subtracts it.")
+    if not TINY.compiled_out:
+        w(f"- The exec RFC (patches/{TREE}/exec-rfc) builds the temporary stack below 47"
+          " bits, where the final stack will be: its exec allocates the process's own first"
+          " P4D table and no other.")
     w("- Files: swpath.csv (every sample, `tables` rows included) and funcs.csv"
       " (instructions and entries per operation of every kernel function counted):"
       " megabytes, so written by the run but not committed; tpcost.csv, ptmem.csv,"
       " calib.csv, consumers.csv, boots.csv; plots swpath, tpcost, ptmem (PNG and SVG).")
-    w("\n![5-level vs compiled out and vs 4-level](swpath.svg)\n"
+    w(f"\n![5-level vs {TINY.base_name} and vs 4-level](swpath.svg)\n"
       "![per-event cost](tpcost.svg)\n![page-table pages](ptmem.svg)\n")
 
 
 def plot_data(M, out, tpcost_rows, ptmem_rows):
     """swpath.dat: per operation, the key tables' three comparisons with intervals, for
     each configuration."""
-    series = []
-    for cfg in CONFIGS:
-        series += [(cfg.P5, cfg.OUT, f"{cfg.part}: paging 5 vs compiled out"),
-                   (cfg.P4, cfg.OUT, f"{cfg.part}: paging 4 vs compiled out"),
-                   (cfg.P5, cfg.P4, f"{cfg.part}: paging 5 vs paging 4")]
+    series = [(a, b, f"{cfg.part}: {t}") for cfg in CONFIGS for a, b, t in cfg.comps]
     with open(os.path.join(out, "swpath.dat"), "w") as f:
         f.write("# op, then per series: % difference, low, high (95% interval)\n")
         for op in OP_NAMES:
@@ -879,7 +981,8 @@ def plot_data(M, out, tpcost_rows, ptmem_rows):
             f.write(f'"{op}" ' + " ".join(vals) + "\n")
     have = [any(M.diff(a, b, op) for op in OP_NAMES) for a, b, _ in series]
     with open(os.path.join(out, "plotvars.gp"), "w") as f:
-        f.write("# Written by analysis/report/stats.py: what analysis/report/plots.gp has data for.\n")
+        f.write("# SPDX-License-Identifier: GPL-2.0\n"
+                "# Written by analysis/report/stats.py: what analysis/report/plots.gp has data for.\n")
         f.write('swpath_cols = "%s"\n' % " ".join(str(2 + 3 * i) for i, h in enumerate(have)
                                                   if h))
         f.write('swpath_titles = "%s"\n' % " ".join(f"'{t}'" for (_, _, t), h in
@@ -893,7 +996,9 @@ def missing_parts(host, M, func_cells, out):
     have = {"icount": M.has(TINY.patched), "debian": M.has(CONFIGS[1].patched),
             "model": os.path.exists(os.path.join(out, "walkmodel", "walkmodel.md")),
             "funcs": any(c["ops"] for c in func_cells.values())}
-    return [f"part {p} ({PART_HOW[p]})" for p in PARTS if not have[p]]
+    # The walk model runs on the default tree only (analysis/run).
+    expected = [p for p in PARTS if p != "model" or TREE == "6.1"]
+    return [f"part {p} ({PART_HOW[p]})" for p in expected if not have[p]]
 
 
 def main():
@@ -906,6 +1011,10 @@ def main():
     try:
         data, boots, host = read_logs(logdir)
         func_cells = funcs.read_funcs(logdir)
+        trees = {h["tree"] for h in host.values() if h.get("tree")} or {"6.1"}
+        if len(trees) > 1:
+            raise RecordError(f"{logdir}: parts of different trees ({', '.join(sorted(trees))})")
+        use_tree(trees.pop())
     except RecordError as e:
         print(f"stats.py: {e}", file=sys.stderr)
         return 1
@@ -932,15 +1041,19 @@ def main():
            os.path.exists(os.path.join(out, "walkmodel", "walkmodel.md")))
     for i, cfg in enumerate(CONFIGS):
         key_table(w, M, cfg, i == 0)
-    anchor(w, M, wm_logs)
+    if TINY.compiled_out:
+        # AMD's figures compare compiled out and in (anchor() says which).
+        anchor(w, M, wm_logs)
     func_rows = funcs.section(w, md_table, func_cells,
-                              [(c.title, c.out, c.patched) for c in CONFIGS], OP_TEXT, M.diff)
+                              [(c.title, c.func_cells, c.func_comps) for c in CONFIGS],
+                              OP_TEXT, M.diff)
     write_csv(os.path.join(out, "funcs.csv"), func_rows,
               ["config", "op", "kernel", "paging", "function", "insns_per_op", "entries_per_op"])
     for cfg in CONFIGS:
         where_mmap_high_goes(w, M, cfg)
     clearing(w, M)
-    modelled_walks(w, out)
+    if TREE == "6.1":
+        modelled_walks(w, out)
     tpcost_rows = tracepoints(w, M, data, out)
     ptmem_rows = memory(w, data, out)
     detail(w, M, kernels)
