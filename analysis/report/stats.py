@@ -89,25 +89,19 @@ class Config:
         self.func_comps.append((self.P5, V5, "patched − vanilla, paging 5"))
 
 
-def has_compiled_out(tree):
-    """Up to 6.15 the fifth level can be compiled out; upstream 7212b58d6d71 (6.16) removed
-    CONFIG_X86_5LEVEL."""
-    return tuple(int(x) for x in tree.split(".")[:2]) < (6, 16)
-
-
-# The fragments scripts/build-kernel adds on top of tinyconfig (small) or Debian's
-# configuration (debian): every tree's, and a tree's own where it has one.
-TREE_FRAGMENTS = {("small", "6.12"), ("small", "7.3"), ("debian", "7.3")}
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 def fragments(kind, tree):
+    """The fragments scripts/build-kernel adds on top of tinyconfig (small) or Debian's
+    configuration (debian): every tree's, and the tree's own where it has one."""
     common = "kernel" if kind == "small" else "debian"
+    own = f"guest-image/{common}-{tree}.config"
     return f"`guest-image/{common}.config`" + (
-        f" and `guest-image/{common}-{tree}.config`" if (kind, tree) in TREE_FRAGMENTS else "")
+        f" and `{own}`" if os.path.exists(os.path.join(TOP, own)) else "")
 
 
-def configs_for(tree):
-    third = "no5level" if has_compiled_out(tree) else "exec-rfc"
+def configs_for(tree, third):
     return [
         Config("icount", "small guest kernel (tinyconfig + "
                f"{fragments('small', tree).replace('`', '')})",
@@ -122,16 +116,16 @@ def configs_for(tree):
 # The tree the report is about (host-PART.txt's "tree"; logs without one are 6.1's) and its
 # configurations: set once by main() before any section is written.
 TREE = "6.1"
-CONFIGS = configs_for(TREE)
+CONFIGS = configs_for(TREE, "no5level")
 TINY = CONFIGS[0]
 # How running text names each configuration.
 CONFIG_NAME = {"icount": "the small kernel", "debian": "Debian's configuration"}
 KERNELS = [k for c in CONFIGS for k in c.kernels]
 
 
-def use_tree(tree):
+def use_tree(tree, third):
     global TREE, CONFIGS, TINY, KERNELS
-    TREE, CONFIGS = tree, configs_for(tree)
+    TREE, CONFIGS = tree, configs_for(tree, third)
     TINY = CONFIGS[0]
     KERNELS = [k for c in CONFIGS for k in c.kernels]
 
@@ -1014,7 +1008,16 @@ def main():
         trees = {h["tree"] for h in host.values() if h.get("tree")} or {"6.1"}
         if len(trees) > 1:
             raise RecordError(f"{logdir}: parts of different trees ({', '.join(sorted(trees))})")
-        use_tree(trees.pop())
+        # The third kernel is the one analysis/kernels.sh chose ("third" in host-PART.txt);
+        # logs from before it was written have the exec RFC's boots or 6.1's no5level.
+        thirds = {h["third"] for h in host.values() if h.get("third")}
+        if not thirds:
+            booted = {b["kernel"] for b in boots} | {k for k, _ in func_cells}
+            thirds = {"exec-rfc" if any(k.endswith("exec-rfc") for k in booted) else "no5level"}
+        if len(thirds) > 1:
+            raise RecordError(f"{logdir}: parts with different third kernels"
+                              f" ({', '.join(sorted(thirds))})")
+        use_tree(trees.pop(), thirds.pop())
     except RecordError as e:
         print(f"stats.py: {e}", file=sys.stderr)
         return 1
