@@ -106,6 +106,10 @@ workloads: $(WORKLOADS)
 
 # Static: its _start takes the exit hook from rdx (la57-thread-exec says why that matters).
 $(BIN)/la57-exec-target: WORKLOAD_CFLAGS += -static
+# A correct program that only AddressSanitizer's assumptions break above 47 bits.
+$(BIN)/la57-asan: WORKLOAD_CFLAGS += -fsanitize=address
+# No libc, no mmap: nothing la57-check can move.
+$(BIN)/la57-nommap: WORKLOAD_CFLAGS += -static -nostdlib -fno-stack-protector
 # Its marked mmap lengths are exechold's (tests/validate/exechold.h).
 $(BIN)/la57-thread-exec: tests/validate/exechold.h
 

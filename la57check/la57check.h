@@ -45,7 +45,27 @@ struct placement_stats {
 	unsigned long brk_refused;	/* brk growth turned into a query */
 	unsigned long mremap_moved;	/* MREMAP_MAYMOVE given a high MREMAP_FIXED target */
 	unsigned long cut_by_exec;	/* rewrites whose exit never came: another thread exec'd */
+	unsigned long fd_kept;		/* mmaps of a device or anon-inode fd, left alone */
+	unsigned long info_failed;	/* stops PTRACE_GET_SYSCALL_INFO could not describe */
 };
+
+/*
+ * Names counted as "name xN", in the order first seen: what kind of fd a kept mmap was
+ * of, how each process ended. Past TALLY_MAX names, the rest only count.
+ */
+#define TALLY_MAX	16
+struct tally {
+	struct {
+		char name[80];
+		unsigned long n;
+	} v[TALLY_MAX];
+	size_t len;
+	unsigned long others;
+};
+
+void tally_add(struct tally *t, const char *name);
+/* "name xN, ..." sorted by name (so two runs compare), "-" when empty. */
+void tally_format(const struct tally *t, char *buf, size_t len);
 
 /* A summary of one address space, taken from /proc/PID/maps. */
 struct maps_summary {
@@ -75,11 +95,34 @@ struct task {
 	struct user_regs_struct saved;	/* registers at the entry of a rewritten call */
 	bool exited;			/* a process leader stopped at its exit ... */
 	struct maps_summary at_exit;	/* ... with this address space, counted once it dies */
+	char comm[32];			/* ... and this name, for the record of its end */
+	bool ended_by_us;		/* killed by the tracer: not the program's own end */
+};
+
+/* Does the task wait for the exit stop of its current syscall? */
+static inline bool awaits_syscall_exit(const struct task *t)
+{
+	return t->pending != PENDING_NONE || t->restore_args;
+}
+
+/*
+ * Stop the traced program only at mmap, brk and mremap (x86-64 calls): a seccomp filter
+ * returning SECCOMP_RET_TRACE for them. Called in the child before execve(); false when
+ * the kernel refuses the filter (then every syscall stops, as PTRACE_SYSCALL makes it).
+ */
+bool seccomp_stop_only_placement_calls(void);
+
+/* A syscall's entry as seccomp or ptrace's syscall-entry stop shows it. */
+struct syscall_entry {
+	uint32_t arch;
+	uint64_t nr;
+	uint64_t args[6];
 };
 
 struct __ptrace_syscall_info;
-void placement_on_entry(struct task *t, const struct __ptrace_syscall_info *info,
-			const struct placement_options *opt, struct placement_stats *st);
+void placement_on_entry(struct task *t, const struct syscall_entry *e,
+			const struct placement_options *opt, struct placement_stats *st,
+			struct tally *fd_kinds);
 void placement_on_exit(struct task *t, const struct __ptrace_syscall_info *info,
 		       struct placement_stats *st);
 /*

@@ -9,10 +9,13 @@
  * (the kernel asks get_unmapped_area without a hint), so it is replayed as MREMAP_FIXED
  * onto a high reservation made by an injected mmap.
  */
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/audit.h>
+#include <unistd.h>
 
 #include "la57check.h"
 
@@ -72,14 +75,59 @@ static void restore_args(struct task *t)
 	ptrace(PTRACE_SETREGS, t->tid, 0, &r);
 }
 
+/* "socket:[1234]" becomes "socket": the inode number differs from run to run. */
+static void drop_inode_number(char *kind)
+{
+	char *bracket = strstr(kind, ":[");
+
+	if (bracket && strspn(bracket + 2, "0123456789") == strlen(bracket + 2) - 1 &&
+	    bracket[strlen(bracket) - 1] == ']')
+		*bracket = '\0';
+}
+
+/*
+ * An mmap of an fd that is not a regular file (a device, an anon inode such as
+ * io_uring's, a socket) goes to its driver's get_unmapped_area, which may refuse any
+ * address (io_uring does: io_uring_mmu_get_unmapped_area() returns -EINVAL for a hint
+ * in 6.1) or place the memory itself. Those are left alone; KIND gets what the fd is.
+ */
+static bool is_driver_placed(pid_t tid, int fd, char *kind, size_t len)
+{
+	char path[64];
+	struct stat sb;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, fd);
+	if (stat(path, &sb) < 0 || S_ISREG(sb.st_mode))
+		return false;
+	/* "anon_inode:[io_uring]", "/dev/dri/card0"; "socket:[1234]" without its inode */
+	n = readlink(path, kind, len - 1);
+	if (n <= 0) {
+		snprintf(kind, len, "fd of mode 0%o", (unsigned int)sb.st_mode);
+		return true;
+	}
+	kind[n] = '\0';
+	/* Anonymous memory by another name: its get_unmapped_area honours a hint. */
+	if (!strcmp(kind, "/dev/zero"))
+		return false;
+	drop_inode_number(kind);
+	return true;
+}
+
 static void on_mmap(struct task *t, const uint64_t *a, const struct placement_options *opt,
-		    struct placement_stats *st)
+		    struct placement_stats *st, struct tally *fd_kinds)
 {
 	struct user_regs_struct r;
+	char kind[64];
 	uint64_t hint;
 
 	if (a[3] & MAP_FIXED_ANY)
 		return;
+	if (!(a[3] & MAP_ANONYMOUS) && is_driver_placed(t->tid, (int)a[4], kind, sizeof(kind))) {
+		st->fd_kept++;
+		tally_add(fd_kinds, kind);
+		return;
+	}
 	/* A hint or MAP_32BIT: counted, to show a runtime that keeps its heap low itself. */
 	if (a[0] != 0 || (a[3] & MAP_32BIT)) {
 		t->pending = PENDING_MMAP_HINTED;
@@ -145,19 +193,20 @@ static void on_mremap(struct task *t, const uint64_t *a)
 		t->pending = PENDING_MREMAP_RESERVE;
 }
 
-void placement_on_entry(struct task *t, const struct __ptrace_syscall_info *info,
-			const struct placement_options *opt, struct placement_stats *st)
+void placement_on_entry(struct task *t, const struct syscall_entry *e,
+			const struct placement_options *opt, struct placement_stats *st,
+			struct tally *fd_kinds)
 {
-	const uint64_t *args = info->entry.args;
+	const uint64_t *args = e->args;
 
 	t->pending = PENDING_NONE;
 	t->restore_args = false;
 	/* A 32-bit process numbers its syscalls differently and cannot go high anyway. */
-	if (info->arch != AUDIT_ARCH_X86_64)
+	if (e->arch != AUDIT_ARCH_X86_64)
 		return;
-	switch (info->entry.nr) {
+	switch (e->nr) {
 	case SYS_mmap:
-		on_mmap(t, args, opt, st);
+		on_mmap(t, args, opt, st, fd_kinds);
 		break;
 	case SYS_brk:
 		if (opt->refuse_brk)

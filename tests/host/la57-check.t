@@ -18,8 +18,18 @@
 #                     having dropped the rewrite it held. One run, the race forced:
 #                     tests/validate/exechold holds the leader inside that mmap until
 #                     execve() kills it, and the execing thread until then
-#   la57-daemon       leaves a child running: the verdict comes at its exit, the child
-#                     named and ended
+#   la57-daemon       leaves a child running: followed for --follow seconds after it
+#                     exits, then named and ended; with --tagged-child the child cuts a
+#                     high pointer to 48 bits after its parent exited: crashed
+#   la57-uring        submits an io_uring NOP: survived, its ring mmaps left to io_uring
+#   la57-address      prints addresses (ASLR): survived, stdout compared with its
+#                     numbers masked, and said so
+#   la57-hang         waits forever above 47 bits: hung, the usual run's end kept
+#   /bin/sleep        outlives the usual run's time: no verdict (4)
+#   la57-nommap       makes no mmap: not exercised, never survived
+#   maps32            a 32-bit program: not exercised (skipped without IA32_EMULATION)
+#   la57-asan         built with ASan: detect_leaks=0 said and given; the usual run
+#                     survives it, the high run fails in ASan's allocator check
 #   /bin/sh           through the runner: this environment and stdin reach it, --keep
 #                     keeps the runs' files
 set -uo pipefail
@@ -40,7 +50,7 @@ if [ "${1:-}" = --in-guest ]; then
 	}
 	native tagged -- "$bin/la57-tagged"
 	native tagged-check -- "$bin/la57-tagged" --check
-	native clean -- "$bin/la57-clean" --record "$out/clean.record"
+	native clean --keep "$out/clean.kept" -- "$bin/la57-clean" --record "$out/clean.record"
 	native low-stack --keep-low-stack -- "$bin/la57-clean" --record "$out/low-stack.record"
 	native crash -- "$bin/la57-crash"
 	native fail-where -- "$bin/la57-fail-where"
@@ -55,7 +65,20 @@ if [ "${1:-}" = --in-guest ]; then
 		"$bin/la57-thread-exec" "$bin/la57-exec-target" \
 		</dev/null >"$out/thread-exec.out" 2>"$out/thread-exec.err"
 	echo $? >"$out/thread-exec.rc"
-	native daemon -- "$bin/la57-daemon" "$out/daemon.pids"
+	native daemon --follow 3 -- "$bin/la57-daemon" "$out/daemon.pids"
+	native daemon-tagged -- "$bin/la57-daemon" "$out/daemon-tagged.pids" --tagged-child
+	native uring -- "$bin/la57-uring"
+	native address -- "$bin/la57-address"
+	native hang --timeout 100 -- "$bin/la57-hang"
+	native sleeper --timeout 10 -- /bin/sleep 600
+	native nommap -- "$bin/la57-nommap"
+	native asan -- "$bin/la57-asan"
+	native no-seccomp --no-seccomp --keep "$out/no-seccomp.kept" -- \
+		"$bin/la57-clean" --record "$out/no-seccomp.record"
+	# 32-bit programs run only where the kernel has IA32_EMULATION.
+	if "$bin/maps32" >/dev/null 2>&1; then
+		native compat -- "$bin/maps32"
+	fi
 	# Ended: gone, or a zombie nobody reaps (the guest's init waits for its command only).
 	while read -r pid; do
 		state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$pid/status" 2>/dev/null)
@@ -91,7 +114,7 @@ bad_input() {
 
 # Usage errors: exit 2, one line that gives the usage, before any boot.
 for args in "" "--bogus -- true" "--timeout 0 -- true" "--timeout" "--paging 7 -- true" \
-	"--keep"; do
+	"--keep" "--follow soon -- true"; do
 	# shellcheck disable=SC2086 # the arguments are words on purpose
 	$check $args </dev/null >/dev/null 2>"$tmp/err"
 	rc=$?
@@ -104,6 +127,13 @@ for args in "" "--bogus -- true" "--timeout 0 -- true" "--timeout" "--paging 7 -
 done
 $check --help >"$tmp/out" 2>&1
 is "--help: exit 0, the usage on stdout" "$? $(head -c 17 "$tmp/out")" "0 usage: la57-check"
+$check --version >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && grep -qxE 'la57-check [0-9]+\.[0-9]+ \(p4dscope\)' "$tmp/out"; then
+	ok "--version: exit 0, one line with the version"
+else
+	not_ok "--version: exit 0, one line with the version" "exit $rc" "$(cat "$tmp/out")"
+fi
 touch "$tmp/not-executable"
 mkdir "$tmp/full" && touch "$tmp/full/something"
 bad_input "a program that is not there" 2 -- "$tmp/no-such-program"
@@ -193,10 +223,11 @@ shows() {
 
 # The tagged list: the fault address is the low 48 bits of a high heap pointer.
 v=$(verdict tagged)
-if [ "$(cat "$guest_out/tagged.rc")" = 1 ] && { [ "$v" = crashed ] || [ "$v" = misbehaved ]; }; then
-	ok "tagged pointers: exit 1, $v"
+rc=$(cat "$guest_out/tagged.rc")
+if { [ "$rc $v" = "6 crashed" ] || [ "$rc $v" = "7 misbehaved" ]; }; then
+	ok "tagged pointers: exit $rc, $v"
 else
-	not_ok "tagged pointers: exit 1, crashed or misbehaved" "$(show tagged)"
+	not_ok "tagged pointers: exit 6, crashed, or 7, misbehaved" "$(show tagged)"
 fi
 line=$(grep -m1 '^    address: high pointer' "$guest_out/tagged.out")
 addr=$(sed -n 's/^  fault (high run): SIGSEGV SEGV_MAPERR, address \(0x[0-9a-f]*\)$/\1/p' "$guest_out/tagged.out")
@@ -211,7 +242,7 @@ grep -q '^  normal: exited 0' "$guest_out/tagged.out"
 is "tagged pointers: the normal run exits 0" "$?" 0
 
 # The same list, checking its pointers: it refuses to run, which the output shows.
-is "checked tagged pointers: exit 1, misbehaved" "$(status_verdict tagged-check)" "1 misbehaved"
+is "checked tagged pointers: exit 7, misbehaved" "$(status_verdict tagged-check)" "7 misbehaved"
 shows "checked tagged pointers: the high run exits 1, its stderr line is shown" tagged-check \
 	'^    > la57-tagged: a heap pointer does not fit in 48 bits$' '^  high: *exited 1;'
 
@@ -279,12 +310,12 @@ is "crashing program: both runs killed by SIGSEGV" \
 	"$(grep -c '^  \(normal\|high\): *killed by SIGSEGV' "$guest_out/crash.out")" 2
 
 # Failing in both runs, differently: not the same failure, so not "fails anyway".
-is "failing differently: exit 1, misbehaved" "$(status_verdict fail-where)" "1 misbehaved"
+is "failing differently: exit 7, misbehaved" "$(status_verdict fail-where)" "7 misbehaved"
 shows "failing differently: both failures shown" fail-where \
 	'^    < la57-fail-where: failing with the block below 47 bits$' \
 	'^    > la57-fail-where: failing with the block above 47 bits$'
-is "crashing at different places: exit 1, misbehaved" "$(status_verdict fail-where-crash)" \
-	"1 misbehaved"
+is "crashing at different places: exit 7, misbehaved" "$(status_verdict fail-where-crash)" \
+	"7 misbehaved"
 # The two places are two functions of la57-fail-where: their offsets in the file differ.
 places=$(sed -n 's/^  fault differs: normal SEGV_MAPERR in \([^,]*\), high SEGV_MAPERR in \(.*\)$/\1 \2/p' \
 	"$guest_out/fail-where-crash.out")
@@ -345,9 +376,72 @@ else
 		"alive: $(cat "$guest_out/daemon.alive" 2>&1)"
 fi
 
-# Boot 3: a guest that outlives --timeout: the runner's 124, one line, no QEMU left.
+# A daemon whose child does the work after the parent exited: the child is followed, and
+# its fault above 47 bits is the program's crash.
+is "child crashing after its parent exited: exit 6, crashed" "$(status_verdict daemon-tagged)" \
+	"6 crashed"
+shows "child crashing after its parent exited: each run's child end recorded" daemon-tagged \
+	'^          other processes ended: la57-daemon: exit 0 x1$' \
+	'^          other processes ended: la57-daemon: SIGSEGV x1$'
+
+# io_uring places its rings itself and refuses any hint: left alone, and counted.
+is "io_uring NOP: exit 0, survived" "$(status_verdict uring)" "0 survived"
+shows "io_uring NOP: its ring mmaps left to io_uring in both runs" uring \
+	'^          mmaps of fds left to their driver: 3 (anon_inode:\[io_uring\] x3)$'
+is "io_uring NOP: the ring mmaps were left alone in both runs" \
+	"$(grep -c '^          mmaps of fds left to their driver: 3 ' "$guest_out/uring.out")" 2
+
+# Addresses printed: the usual runs differ in their numbers only, and that is said.
+is "printing addresses: exit 0, survived" "$(status_verdict address)" "0 survived"
+shows "printing addresses: stdout compared with its numbers masked, after a second usual run" \
+	address '^  again: *exited 0;' \
+	'^  stdout differs between two usual runs in its numbers: compared with numbers masked$'
+
+# Hanging above 47 bits only: hung, and the usual run's end is kept.
+is "hanging above 47 bits: exit 9, hung" "$(status_verdict hang)" "9 hung"
+shows "hanging above 47 bits: the usual run's end and the high run's time shown" hang \
+	'^  normal: *exited 0;' '^  high: *did not end within 20s, ended;' \
+	'^  the usual run exited 0; the high run did not end within 20s$'
+
+# Hanging in the usual run too: no verdict can be given, and the reason says so.
+is "hanging in the usual run: exit 4, no verdict line" \
+	"$(cat "$guest_out/sleeper.rc") $(grep -c . "$guest_out/sleeper.out")" "4 0"
+grep -q '^la57-check: no verdict: the usual run did not end within 2s' "$guest_out/sleeper.err"
+is "hanging in the usual run: the reason on stderr" "$?" 0
+
+# Nothing to move: never "survived".
+is "no mmap at all: exit 8, not exercised" "$(status_verdict nommap)" "8 not exercised"
+shows "no mmap at all: the reason" nommap \
+	'^  nothing went above 47 bits: it made no mmap that could be moved$'
+if [ -f "$guest_out/compat.rc" ]; then
+	is "32-bit program: exit 8, not exercised" "$(status_verdict compat)" "8 not exercised"
+	shows "32-bit program: the reason" compat '^  nothing went above 47 bits: a 32-bit program'
+else
+	skip "32-bit program: not exercised" "the guest kernel has no IA32_EMULATION"
+fi
+
+# ASan: the leak check goes (it cannot run under ptrace), said in the report; the
+# usual run survives; above 47 bits ASan itself fails.
+shows "ASan program: detect_leaks=0 given, and said" asan \
+	'^  AddressSanitizer: run with ASAN_OPTIONS+=detect_leaks=0 ' '^  normal: *exited 0;'
+is "ASan program: above 47 bits it fails: exit 7, misbehaved" "$(status_verdict asan)" \
+	"7 misbehaved"
+# ASan's allocator numbers its regions for a 47-bit space (google/sanitizers#1745).
+shows "ASan program: the failure is ASan's own check, shown from stderr" asan \
+	'^    > AddressSanitizer: CHECK failed: '
+grep -q '^  AddressSanitizer: ' "$guest_out/clean.out" "$guest_out/uring.out"
+is "no sanitizer note for programs built without one" "$?" 1
+
+# The seccomp filter changes which syscalls stop, not what la57-check finds.
+is "without the seccomp filter: exit 0, survived" "$(status_verdict no-seccomp)" "0 survived"
+is "the filter was used by default and not with --no-seccomp" \
+	"$(sed -n 's/^seccomp=//p' "$guest_out/clean.kept/high.report" \
+		"$guest_out/no-seccomp.kept/high.report" 2>&1 | tr '\n' ' ')" "on off "
+
+# Boot 3: a guest that outlives --timeout (one second: less than a boot takes): the
+# runner's 124, one line, no QEMU left.
 tag=p4d.test=la57check-timeout-$$
-P4DSCOPE_APPEND=$tag bad_input "a guest that times out" 124 --timeout 12 -- /bin/sleep 600
+P4DSCOPE_APPEND=$tag bad_input "a guest that times out" 124 --timeout 1 -- /bin/sleep 600
 # The [q] keeps pgrep from matching this very command line.
 check "no QEMU of the timed-out run is left" bash -c "! pgrep -f '[q]emu-system-x86_64 .*$tag'"
 
