@@ -12,18 +12,45 @@
  * each installed table in a hash keyed by the table's address, so that a free pairs with
  * its allocation: that is what makes LIVE exact and gives the lifetime histogram.
  */
-#include "vmlinux.h"
+#include "p4d_kernel.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
 #include "p4dstat.h"
 
-#define EEXIST	17	/* errno values (vmlinux.h has no macros) */
+#define EEXIST	17	/* errno values (no kernel header here) */
 #define EINVAL	22
 
 #define NR_MMAP		9	/* __NR_mmap, x86-64 (arch/x86/entry/syscalls/syscall_64.tbl) */
 #define PGDIR_SIZE	P4DSTAT_PGDIR_SIZE
+
+/*
+ * The series' enums, as its patches define them (values by name: CO-RE looks each up
+ * in the running kernel's BTF). A kernel without the series has none of them, nor the
+ * events that pass them; "___p4dscope" keeps them apart from a kernel header's.
+ */
+enum pgtable_alloc_outcome___p4dscope {	/* include/trace/events/pgtable.h, patch 1 */
+	PGTABLE_ALLOC_INSTALLED,
+	PGTABLE_ALLOC_RACED,
+	PGTABLE_ALLOC_NOMEM,
+};
+
+enum kernel_pgd_sync_level___p4dscope {	/* arch/x86/include/asm/trace/pgd_sync.h, patch 3 */
+	KERNEL_PGD_SYNC_PGD,
+	KERNEL_PGD_SYNC_P4D,
+};
+
+enum x86_gua_outcome___p4dscope {	/* arch/x86/include/asm/trace/mmap.h, patch 4 */
+	X86_GUA_FIXED,
+	X86_GUA_HINT,
+	X86_GUA_SEARCH,
+	X86_GUA_FALLBACK,
+};
+
+/* The running kernel's value of an enumerator of the series. */
+#define ALLOC_OUTCOME(v)	bpf_core_enum_value(enum pgtable_alloc_outcome___p4dscope, v)
+#define GUA_OUTCOME(v)		bpf_core_enum_value(enum x86_gua_outcome___p4dscope, v)
 
 /* Set by user space before load. */
 const volatile __u32 targ_tgid;			/* -p: count only this process */
@@ -156,8 +183,11 @@ static __always_inline struct p4dstat_counts *traced(void)
 	return current_is_target() ? counters() : NULL;
 }
 
+/* A kernel without task_struct's in_execve bit (none so far) never says so. */
 static __always_inline bool in_execve(struct task_struct *task)
 {
+	if (!bpf_core_field_exists(task->in_execve))
+		return false;
 	return BPF_CORE_READ_BITFIELD_PROBED(task, in_execve);
 }
 
@@ -308,7 +338,7 @@ static __always_inline __u32 log2_slot(__u64 v)
 /* pgtable:p4d_alloc: patch 1 of p4dscope's series. ADDRESS is the region's start. */
 SEC("tp_btf/p4d_alloc")
 int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, void *p4d,
-	     enum pgtable_alloc_outcome outcome)
+	     enum pgtable_alloc_outcome___p4dscope outcome)
 {
 	struct p4dstat_counts *c;
 	struct p4dstat_table table = {};
@@ -317,11 +347,11 @@ int BPF_PROG(p4d_alloc_tp, struct mm_struct *mm, unsigned long address, void *p4
 
 	if (!mm_of_target(mm, false) || !(c = counters()))
 		return 0;
-	if (outcome == bpf_core_enum_value(enum pgtable_alloc_outcome, PGTABLE_ALLOC_RACED)) {
+	if (outcome == ALLOC_OUTCOME(PGTABLE_ALLOC_RACED)) {
 		add(c->p4d_raced, 1);
 		return 0;
 	}
-	if (outcome != bpf_core_enum_value(enum pgtable_alloc_outcome, PGTABLE_ALLOC_INSTALLED)) {
+	if (outcome != ALLOC_OUTCOME(PGTABLE_ALLOC_INSTALLED)) {
 		add(c->p4d_nomem, 1);
 		return 0;
 	}
@@ -380,9 +410,12 @@ int BPF_PROG(p4d_free_tp, struct mm_struct *mm, unsigned long address, void *p4d
 
 /* ---- the same without the series: neither tells a lost race from an install ---- */
 
-/* __p4d_alloc() returns 0 for an installed table and for a raced one, -ENOMEM else. */
+/*
+ * __p4d_alloc() returns 0 for an installed table and for a raced one, -ENOMEM else.
+ * PGD is a pgd_t *, unread.
+ */
 SEC("fexit/__p4d_alloc")
-int BPF_PROG(p4d_alloc_fexit, struct mm_struct *mm, pgd_t *pgd, unsigned long address,
+int BPF_PROG(p4d_alloc_fexit, struct mm_struct *mm, void *pgd, unsigned long address,
 	     int ret)
 {
 	struct p4dstat_counts *c;
@@ -401,7 +434,7 @@ int BPF_PROG(p4d_alloc_fexit, struct mm_struct *mm, pgd_t *pgd, unsigned long ad
 
 /* kprobes: the call is counted on entry (the arguments are known only there). */
 SEC("kprobe/__p4d_alloc")
-int BPF_KPROBE(p4d_alloc_kprobe, struct mm_struct *mm, pgd_t *pgd, unsigned long address)
+int BPF_KPROBE(p4d_alloc_kprobe, struct mm_struct *mm, void *pgd, unsigned long address)
 {
 	struct p4dstat_counts *c;
 	struct p4dstat_comm_key owner = {};
@@ -454,7 +487,8 @@ int BPF_KPROBE(p4d_free_kprobe, struct mmu_gather *tlb)
 /* pgtable:kernel_pgd_sync: patch 3 of the series. */
 SEC("tp_btf/kernel_pgd_sync")
 int BPF_PROG(kernel_pgd_sync_tp, unsigned long start, unsigned long end,
-	     enum kernel_pgd_sync_level level, unsigned int copied, unsigned int visited)
+	     enum kernel_pgd_sync_level___p4dscope level, unsigned int copied,
+	     unsigned int visited)
 {
 	struct p4dstat_counts *c = traced();
 
@@ -519,7 +553,7 @@ static __always_inline void count_decision(struct p4dstat_counts *c, unsigned lo
 
 /* mmap:x86_get_unmapped_area: window and outcome as its TP_fast_assign. */
 static void count_placement(unsigned long hint, unsigned long high_limit,
-			    enum x86_gua_outcome outcome, unsigned long result)
+			    enum x86_gua_outcome___p4dscope outcome, unsigned long result)
 {
 	struct p4dstat_counts *c = traced();
 	bool full;
@@ -533,13 +567,13 @@ static void count_placement(unsigned long hint, unsigned long high_limit,
 	if (is_err_value(result))
 		add(c->gua_outcome[result == (unsigned long)-EINVAL ? P4DSTAT_OUTCOME_EINVAL :
 				   P4DSTAT_OUTCOME_ENOMEM], 1);
-	else if (outcome == bpf_core_enum_value(enum x86_gua_outcome, X86_GUA_FIXED))
+	else if (outcome == GUA_OUTCOME(X86_GUA_FIXED))
 		add(c->gua_outcome[P4DSTAT_OUTCOME_FIXED], 1);
-	else if (outcome == bpf_core_enum_value(enum x86_gua_outcome, X86_GUA_HINT))
+	else if (outcome == GUA_OUTCOME(X86_GUA_HINT))
 		add(c->gua_outcome[P4DSTAT_OUTCOME_HINT], 1);
-	else if (outcome == bpf_core_enum_value(enum x86_gua_outcome, X86_GUA_SEARCH))
+	else if (outcome == GUA_OUTCOME(X86_GUA_SEARCH))
 		add(c->gua_outcome[P4DSTAT_OUTCOME_SEARCH], 1);
-	else if (outcome == bpf_core_enum_value(enum x86_gua_outcome, X86_GUA_FALLBACK))
+	else if (outcome == GUA_OUTCOME(X86_GUA_FALLBACK))
 		add(c->gua_outcome[P4DSTAT_OUTCOME_FALLBACK], 1);
 	count_decision(c, result);
 }
@@ -551,8 +585,8 @@ static void count_placement(unsigned long hint, unsigned long high_limit,
  */
 SEC("tp_btf/x86_get_unmapped_area")
 int BPF_PROG(gua_tp_v4, struct file *filp, unsigned long hint, unsigned long len,
-	     unsigned long flags, unsigned long high_limit, enum x86_gua_outcome outcome,
-	     unsigned long result)
+	     unsigned long flags, unsigned long high_limit,
+	     enum x86_gua_outcome___p4dscope outcome, unsigned long result)
 {
 	unsigned int f_flags = filp ? filp->f_flags : 0;
 
@@ -564,8 +598,8 @@ int BPF_PROG(gua_tp_v4, struct file *filp, unsigned long hint, unsigned long len
 /* Series v3 (6.1, 6.12): patches 4 and 5. */
 SEC("tp_btf/x86_get_unmapped_area")
 int BPF_PROG(gua_tp, unsigned long hint, unsigned long len, unsigned long flags,
-	     bool hugetlb, unsigned long high_limit, enum x86_gua_outcome outcome,
-	     unsigned long result)
+	     bool hugetlb, unsigned long high_limit,
+	     enum x86_gua_outcome___p4dscope outcome, unsigned long result)
 {
 	count_placement(hint, high_limit, outcome, result);
 	return 0;

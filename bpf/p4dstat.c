@@ -235,8 +235,14 @@ static const struct argp argp = {
 	.doc = argp_doc,
 };
 
+/* libbpf's messages: its warnings are kept to explain a failure (probe.h), shown with -v. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
+	va_list copy;
+
+	va_copy(copy, args);
+	probe_note_libbpf(level, fmt, copy);
+	va_end(copy);
 	if (!env.verbose || (level == LIBBPF_DEBUG && env.verbose < 2))
 		return 0;
 	return vfprintf(stderr, fmt, args);
@@ -266,10 +272,14 @@ struct source {
 #define WAY(k, text, ...)	{ .kind = (k), .progs = { __VA_ARGS__ }, .what = (text) }
 #define MAX_WAYS	4
 
-/* Counter groups: each is fed by the first of its ways that attaches. */
+/*
+ * Counter groups: each is fed by the first of its ways that attaches. ABSENT is why its
+ * best ways fail when the kernel lacks their target (the event, the function): only
+ * then, since a way also fails on a kernel that has it (permissions, the verifier).
+ */
 static const struct group {
 	const char *name;
-	const char *missing;	/* why the best way fails on a kernel without it */
+	const char *absent;
 	struct source ways[MAX_WAYS];
 } groups[] = {
 	{ "P4D allocations", "no pgtable:p4d_alloc: kernel without p4dscope's series", {
@@ -338,14 +348,14 @@ static const struct group {
 		      "flush_tlb_func_fentry"),
 		  BIT(F_TLB_IPIS) },
 	} },
-	{ "kernel-range flushes", "flush_tlb_kernel_range cannot be probed", {
+	{ "kernel-range flushes", "no function flush_tlb_kernel_range() in this kernel", {
 		/* x86 kernel-range flushes, which tlb:tlb_flush does not report. */
 		{ WAY(PROBE_FENTRY, "fentry flush_tlb_kernel_range", "tlb_kernel_range_fentry"),
 		  BIT(F_TLB_KERNEL_RANGE) },
 		{ WAY(PROBE_KPROBE, "kprobe flush_tlb_kernel_range", "tlb_kernel_range_kprobe"),
 		  BIT(F_TLB_KERNEL_RANGE) },
 	} },
-	{ "flush_tlb_all", "flush_tlb_all cannot be probed", {
+	{ "flush_tlb_all", "no function flush_tlb_all() in this kernel", {
 		{ WAY(PROBE_FENTRY, "fentry flush_tlb_all", "tlb_all_fentry"), BIT(F_TLB_ALL) },
 		{ WAY(PROBE_KPROBE, "kprobe flush_tlb_all", "tlb_all_kprobe"), BIT(F_TLB_ALL) },
 	} },
@@ -363,6 +373,7 @@ static const struct group {
 #define G_GUA		3
 
 static int chosen[NR_GROUPS];	/* index of the way that feeds each group, -1: none */
+static struct probe_failure failed[NR_GROUPS][MAX_WAYS];	/* why ways before it failed */
 
 static int nr_ways(const struct group *g)
 {
@@ -377,14 +388,14 @@ static int nr_ways(const struct group *g)
 static int attach_groups(struct probe_loader *loader)
 {
 	struct probe_way ways[MAX_WAYS];
-	int fed = 0, err;
+	int fed = 0;
 
 	for (int g = 0; g < NR_GROUPS; g++) {
 		int n = nr_ways(&groups[g]);
 
 		for (int w = 0; w < n; w++)
 			ways[w] = groups[g].ways[w].way;
-		chosen[g] = probe_attach_first(loader, ways, n, env.best_kind, &err);
+		chosen[g] = probe_attach_first(loader, ways, n, env.best_kind, failed[g]);
 		if (chosen[g] < 0)
 			continue;
 		available |= groups[g].ways[chosen[g]].feeds;
@@ -403,12 +414,98 @@ static int attach_groups(struct probe_loader *loader)
 	return fed;
 }
 
+/*
+ * Why way W of group G failed, into BUF: the group's ABSENT text when the kernel lacks
+ * the target of one of its best ways, the target's name for a worse way, else the step
+ * that failed with its errno and libbpf's note ("load failed: Operation not permitted
+ * (libbpf: ...)"). WHAT: name the way first.
+ */
+static void why_failed(int g, int w, bool what, char *buf, size_t len)
+{
+	const struct probe_failure *f = &failed[g][w];
+	int n = 0;
+
+	if (f->absent[0] && groups[g].ways[w].way.kind == groups[g].ways[0].way.kind) {
+		snprintf(buf, len, "%s", groups[g].absent);
+		return;
+	}
+	if (what)
+		n = snprintf(buf, len, "%s: ", groups[g].ways[w].way.what);
+	if (n >= 0 && (size_t)n < len)
+		probe_describe(f, buf + n, len - n);
+}
+
+/*
+ * The way whose failure explains what group G lacks: the last one tried of the best
+ * kind tried (series v3's placement event after v4's, say), before the chosen one.
+ * -1 when none failed.
+ */
+static int failed_way(int g)
+{
+	int end = chosen[g] < 0 ? nr_ways(&groups[g]) : chosen[g], pick = -1;
+
+	for (int w = 0; w < end; w++) {
+		if (failed[g][w].stage == PROBE_UNTRIED)
+			continue;
+		if (pick >= 0 && groups[g].ways[w].way.kind != groups[g].ways[pick].way.kind)
+			break;
+		pick = w;
+	}
+	return pick;
+}
+
+/* -v: what feeds each group, and why each better way did not. */
 static void print_sources(void)
 {
+	char why[512];
+
 	fprintf(stderr, "Counter sources:\n");
-	for (int g = 0; g < NR_GROUPS; g++)
+	for (int g = 0; g < NR_GROUPS; g++) {
+		int end = chosen[g] < 0 ? nr_ways(&groups[g]) : chosen[g];
+
 		fprintf(stderr, "  %-24s %s\n", groups[g].name,
 			chosen[g] < 0 ? "n/a: no probe attached" : groups[g].ways[chosen[g]].way.what);
+		for (int w = 0; w < end; w++) {
+			if (failed[g][w].stage == PROBE_UNTRIED)
+				continue;
+			why_failed(g, w, false, why, sizeof(why));
+			fprintf(stderr, "  %-24s   not %s: %s\n", "", groups[g].ways[w].way.what, why);
+		}
+	}
+}
+
+/*
+ * Why nothing attached: the kernel lacks every target; or the tries on targets it has
+ * all failed alike (no BPF in this kernel, permissions, lockdown), and then how; else
+ * the first group's last try.
+ */
+static void why_none(char *buf, size_t len)
+{
+	const struct probe_failure *first = NULL;
+	bool alike = true;
+	int w;
+
+	for (int g = 0; g < NR_GROUPS; g++)
+		for (w = 0; w < nr_ways(&groups[g]); w++) {
+			const struct probe_failure *f = &failed[g][w];
+
+			if (f->stage == PROBE_UNTRIED || f->absent[0])
+				continue;
+			if (!first)
+				first = f;
+			alike &= f->stage == first->stage && f->err == first->err;
+		}
+	if (!first) {
+		snprintf(buf, len, "this kernel has none of the events and functions it probes");
+		return;
+	}
+	if (alike) {
+		probe_describe(first, buf, len);
+		return;
+	}
+	for (w = nr_ways(&groups[0]) - 1; w > 0 && failed[0][w].stage == PROBE_UNTRIED; w--)
+		;
+	why_failed(0, w, true, buf, len);
 }
 
 /*
@@ -422,8 +519,8 @@ static void print_missing(void)
 
 	for (int g = 0; g < NR_GROUPS; g++) {
 		__u64 lost = groups[g].ways[0].feeds;
-		const char *why = groups[g].missing;
-		char list[512] = "";
+		char list[512] = "", why[512] = "no probe was tried";
+		int w = failed_way(g);
 		size_t len = 0;
 
 		if (chosen[g] >= 0)
@@ -441,7 +538,9 @@ static void print_missing(void)
 		if (!len)
 			continue;
 		if (groups[g].ways[0].way.kind < env.best_kind)
-			why = "--probes excludes the better probe";
+			snprintf(why, sizeof(why), "--probes excludes the better probe");
+		else if (w >= 0)
+			why_failed(g, w, true, why, sizeof(why));
 		fprintf(stderr, "p4dstat: n/a: %s (%s)\n", list, why);
 	}
 }
@@ -792,10 +891,13 @@ int main(int argc, char **argv)
 	}
 	bpf_object__for_each_program(prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
+	probe_notes_reset();
 	err = p4dstat_bpf__load(skel);
 	if (err) {
-		fprintf(stderr, "p4dstat: cannot create the BPF maps: %s%s\n", strerror(-err),
-			env.verbose ? "" : " (-v shows why)");
+		const char *note = probe_note();
+
+		fprintf(stderr, "p4dstat: cannot create the BPF maps: %s%s%s%s\n", strerror(-err),
+			*note ? " (" : "", note, *note ? ")" : "");
 		goto cleanup;
 	}
 	if (env.cgroup && set_cgroup(skel)) {
@@ -810,8 +912,13 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!attach_groups(loader)) {
-		fprintf(stderr, "p4dstat: no probe attached: this kernel offers nothing to count"
-			"%s\n", env.verbose ? "" : " (-v shows why)");
+		char why[512];
+
+		if (env.verbose)
+			print_sources();
+		why_none(why, sizeof(why));
+		fprintf(stderr, "p4dstat: no probe attached: %s%s\n", why,
+			env.verbose ? "" : " (-v shows every try)");
 		err = 1;
 		goto cleanup;
 	}

@@ -8,7 +8,7 @@
 #ifndef P4DSTAT_H
 #define P4DSTAT_H
 
-#ifndef __VMLINUX_H__		/* user space; the BPF side has these types from vmlinux.h */
+#ifndef __bpf__		/* user space; the BPF side has these types from p4d_kernel.h */
 #include <stdbool.h>
 #include <linux/types.h>
 #endif

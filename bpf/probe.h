@@ -11,10 +11,11 @@
 #ifndef PROBE_H
 #define PROBE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
-
-struct bpf_object;
+#include <bpf/libbpf.h>
 
 enum probe_kind { PROBE_TRACEPOINT, PROBE_FENTRY, PROBE_KPROBE, PROBE_KINDS };
 
@@ -43,12 +44,40 @@ struct probe_loader;
 struct probe_loader *probe_loader_new(const struct probe_object_ops *ops,
 				      struct bpf_object *maps);
 
+/* Where a try stopped. */
+enum probe_stage { PROBE_UNTRIED, PROBE_OPEN, PROBE_LOAD, PROBE_ATTACH };
+
+/* Why a way did not attach. */
+struct probe_failure {
+	enum probe_stage stage;		/* PROBE_UNTRIED: not tried, or it attached */
+	int err;			/* the errno it failed with */
+	char absent[64];		/* the section of a program whose target (event,
+					   function) this kernel lacks, "" if none or unknown */
+	char libbpf[240];		/* libbpf's message that says most, "" if none */
+};
+
 /*
  * Attach the first of WAYS[0..n) whose kind is BEST or worse. Returns its index, or
- * -1 when none attached (errno of the last try in *err).
+ * -1 when none attached. WHY[i] says why WAYS[i] failed, for every way tried before.
  */
 int probe_attach_first(struct probe_loader *loader, const struct probe_way *ways, int n,
-		       enum probe_kind best, int *err);
+		       enum probe_kind best, struct probe_failure *why);
+
+/*
+ * What failed and how, as one phrase: "no function get_unmapped_area() in this kernel's
+ * BTF" for a target the kernel lacks, else "load failed: Invalid argument (libbpf: ...)".
+ */
+void probe_describe(const struct probe_failure *f, char *buf, size_t len);
+
+/*
+ * libbpf's messages, passed on by the program's libbpf_set_print() callback: its
+ * warnings are kept, so that a failure can say what libbpf saw without -v.
+ * probe_notes_reset() forgets them; probe_note() is the one that says most since then
+ * (a CO-RE relocation that failed, the verifier's verdict, else the first warning).
+ */
+void probe_note_libbpf(enum libbpf_print_level level, const char *fmt, va_list args);
+void probe_notes_reset(void);
+const char *probe_note(void);
 
 /* Runs of the attached programs the kernel skipped to avoid recursion. */
 __u64 probe_missed(const struct probe_loader *loader);

@@ -606,6 +606,10 @@ if [ $kernel = series ]; then
 else
 	check "without the series: says why RACE, OLD, LIVE and the causes are n/a" \
 		test "$(notices wide "n/a: p4d_raced, p4d_live, cause_first")" = 1
+	# The kernel's BTF has no btf_trace_p4d_alloc: the series' event is absent, and only
+	# that makes the cause "kernel without the series".
+	check "without the series: the cause is the series' absent event" \
+		test "$(notices wide "(no pgtable:p4d_alloc: kernel without p4dscope's series)")" = 1
 fi
 
 ## 2. TLB
@@ -730,6 +734,23 @@ if [ $kernel = series ]; then
 	wait $gone
 	error_case "PID that does not exist" 1 "p4dstat: no process with PID $gone" \
 		"$p4dstat" -p $gone 1 1
+	# A way that fails on a kernel that has its target says how it failed, not that the
+	# target is missing. libbpf (1.1) attaches syscalls:sys_exit_mmap by the id file
+	# under /sys/kernel/debug/tracing: an empty tmpfs over that folder hides it there,
+	# while the event stays in /sys/kernel/tracing, where p4dstat looks for it.
+	mount -t tmpfs none /sys/kernel/debug/tracing
+	"$p4dstat" 1 1 >"$tmp/hidden.out" 2>"$tmp/hidden.err"
+	rc=$?
+	umount /sys/kernel/debug/tracing
+	want="p4dstat: n/a: mmap_above47, mmap_above47_bytes (tracepoint syscalls:sys_exit_mmap:"
+	want+=" attach failed: No such file or directory (libbpf: "
+	line=$(grep '^p4dstat: n/a: ' "$tmp/hidden.err")
+	if [ $rc = 0 ] && [[ $line == "$want"*"sys_exit_mmap"*"))" ]]; then
+		ok "a failed attach of a present event: its step, errno and libbpf's message"
+	else
+		not_ok "a failed attach of a present event: its step, errno and libbpf's message" \
+			"exit $rc" "stderr: $(cat "$tmp/hidden.err")"
+	fi
 	# -c is libbpf-tools' cgroup filter: this kernel has no cgroups (no CONFIG_CGROUPS).
 	if [ ! -e /proc/self/cgroup ]; then
 		error_case "-c on a kernel without cgroups" 1 \
