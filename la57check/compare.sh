@@ -36,6 +36,23 @@ aspect_text() {
 	fi
 }
 
+# variation DIR ASPECT: how the two usual runs (normal and again) differ in ASPECT, one
+# word: none (the same, or again was not made), numbers (the same with numbers masked;
+# never said of exit or children, whose numbers mean something) or beyond.
+variation() {
+	local dir=$1 aspect=$2
+	if [ ! -f "$dir/again.report" ] ||
+		cmp -s <(aspect_text "$dir" normal "$aspect") <(aspect_text "$dir" again "$aspect"); then
+		echo none
+	elif [ "$aspect" = exit ] || [ "$aspect" = children ] ||
+		! cmp -s <(aspect_text "$dir" normal "$aspect" masked) \
+			<(aspect_text "$dir" again "$aspect" masked); then
+		echo beyond
+	else
+		echo numbers
+	fi
+}
+
 # compare_aspect DIR A B ASPECT: how ASPECT of runs A and B compares, one word:
 #   same      the same
 #   differs   different, and the two usual runs agree on it (or were not both made)
@@ -46,28 +63,26 @@ compare_aspect() {
 	local dir=$1 a=$2 b=$3 aspect=$4
 	if cmp -s <(aspect_text "$dir" "$a" "$aspect") <(aspect_text "$dir" "$b" "$aspect"); then
 		echo same
-	elif [ ! -f "$dir/again.report" ] ||
-		cmp -s <(aspect_text "$dir" normal "$aspect") <(aspect_text "$dir" again "$aspect"); then
-		echo differs
-	elif [ "$aspect" = exit ] || [ "$aspect" = children ] ||
-		! cmp -s <(aspect_text "$dir" normal "$aspect" masked) \
-			<(aspect_text "$dir" again "$aspect" masked); then
-		echo varies
-	elif cmp -s <(aspect_text "$dir" "$a" "$aspect" masked) \
-		<(aspect_text "$dir" "$b" "$aspect" masked); then
-		echo masked
-	else
-		echo masked-differs
+		return
 	fi
+	case $(variation "$dir" "$aspect") in
+	none) echo differs ;;
+	beyond) echo varies ;;
+	*)
+		if cmp -s <(aspect_text "$dir" "$a" "$aspect" masked) \
+			<(aspect_text "$dir" "$b" "$aspect" masked); then
+			echo masked
+		else
+			echo masked-differs
+		fi ;;
+	esac
 }
 
 # faulted DIR RUN: RUN's main process, or another of its processes, died of a fault
-# signal.
+# signal (which signals are faults: la57-place's is_fault_signal()).
 faulted() {
-	case $(report_value "$1" "$2" exit) in
-	"signal SIGSEGV" | "signal SIGBUS" | "signal SIGILL" | "signal SIGFPE") return 0 ;;
-	esac
-	[ "$(report_value "$1" "$2" child_faults)" != 0 ]
+	[ "$(report_value "$1" "$2" main_faulted)" = yes ] ||
+		[ "$(report_value "$1" "$2" child_faults)" != 0 ]
 }
 
 # same_run DIR A B: A and B ended the same way: each aspect the same (as compare_aspect

@@ -287,11 +287,6 @@ static void on_main_end(struct tracer *tr, int status)
 	alarm(tr->follow_s);
 }
 
-static void on_entry(struct tracer *tr, struct task *t, const struct syscall_entry *e)
-{
-	placement_on_entry(t, e, &tr->opt, &tr->stats, &tr->fd_kinds);
-}
-
 /* A syscall stop (entry or exit) or a seccomp stop of T. */
 static void on_syscall_stop(struct tracer *tr, struct task *t)
 {
@@ -308,12 +303,12 @@ static void on_syscall_stop(struct tracer *tr, struct task *t)
 	case PTRACE_SYSCALL_INFO_ENTRY:
 		e.nr = info.entry.nr;
 		memcpy(e.args, info.entry.args, sizeof(e.args));
-		on_entry(tr, t, &e);
+		placement_on_entry(t, &e, &tr->opt, &tr->stats, &tr->fd_kinds);
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
 		e.nr = info.seccomp.nr;
 		memcpy(e.args, info.seccomp.args, sizeof(e.args));
-		on_entry(tr, t, &e);
+		placement_on_entry(t, &e, &tr->opt, &tr->stats, &tr->fd_kinds);
 		break;
 	case PTRACE_SYSCALL_INFO_EXIT:
 		placement_on_exit(t, &info, &tr->stats);
@@ -477,6 +472,9 @@ static void write_report(FILE *f, const struct tracer *tr)
 		fprintf(f, "exit=signal SIG%s\n", sigabbrev_np(WTERMSIG(status)));
 	else
 		fprintf(f, "exit=status %d\n", WEXITSTATUS(status));
+	/* compare.sh reads this rather than keep its own list of fault signals. */
+	fprintf(f, "main_faulted=%s\n",
+		!tr->hung && WIFSIGNALED(status) && is_fault_signal(WTERMSIG(status)) ? "yes" : "no");
 	fprintf(f, "hintless_mmaps=%lu\nhintless_high=%lu\nhinted_mmaps=%lu\nhinted_low=%lu\n"
 		"hinted_moved=%lu\nstacks_kept_low=%lu\nbrk_refused=%lu\nmremap_moved=%lu\n"
 		"cut_by_exec=%lu\n",

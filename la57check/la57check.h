@@ -50,8 +50,8 @@ struct placement_stats {
 };
 
 /*
- * Names counted as "name xN", in the order first seen: what kind of fd a kept mmap was
- * of, how each process ended. Past TALLY_MAX names, the rest only count.
+ * Names counted as "name xN": what kind of fd a kept mmap was of, how each process
+ * ended, which mappings stayed low. Past TALLY_MAX names, the rest only count.
  */
 #define TALLY_MAX	16
 struct tally {

@@ -68,31 +68,15 @@ static const char *display_name(const struct mapping *mp)
 	return mp->name[0] ? mp->name : "[anon]";
 }
 
-/* Append "name xN" groups of the low mappings, in the order they first appear. */
+/* "name xN" of the mappings that stayed low, as every other list of the report. */
 static void list_low_names(const struct maps *m, char *buf, size_t len)
 {
-	size_t used = 0;
+	struct tally names = { .len = 0 };
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < m->n; i++) {
-		const char *name = display_name(&m->v[i]);
-		unsigned long count = 0;
-		bool listed = false;
-
-		if (m->v[i].start >= P4D_DEFAULT_MAP_WINDOW)
-			continue;
-		for (size_t j = 0; j < m->n; j++) {
-			if (m->v[j].start >= P4D_DEFAULT_MAP_WINDOW ||
-			    strcmp(display_name(&m->v[j]), name))
-				continue;
-			if (j < i)
-				listed = true;
-			count++;
-		}
-		if (listed || used >= len)
-			continue;
-		used += snprintf(buf + used, len - used, "%s%s x%lu", used ? ", " : "", name, count);
-	}
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].start < P4D_DEFAULT_MAP_WINDOW)
+			tally_add(&names, display_name(&m->v[i]));
+	tally_format(&names, buf, len);
 }
 
 /*
