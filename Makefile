@@ -39,7 +39,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/
 	kernel-debian kernel-debian-vanilla kernel-debian-no5level kernels-debian \
 	kernel-exec-rfc kernel-debian-exec-rfc kernels-full \
 	build-tools workloads run test test-full test-guest test-plants test-debug bench \
-	check-patches clean install uninstall check-prefix
+	check-patches clean install uninstall check-prefix deb
 
 all: kernel image tools
 
@@ -190,12 +190,19 @@ LA57_FILES := scripts/la57-check scripts/lib.sh scripts/run-guest la57check/coll
 	$(wildcard la57check/*.sh)
 BT_FILES := $(wildcard bpf/bt/*.bt)
 BT_EXAMPLES := $(wildcard bpf/bt/*_example.txt)
+# The scripts share a folder with every other bpftrace tool, where names such as window.bt
+# could clash: installed as p4d-window.bt, and their text says so (BT_RENAME). p4d- is
+# short, says what the script observes, and starts no upstream bpftrace tool's name. The
+# repository keeps the short names its tests and docs use.
+BT_PREFIX := p4d-
+BT_RENAME := -E $(foreach n,$(basename $(notdir $(BT_FILES))),\
+	-e 's,(bpf/bt/)?\<$(n)(\.bt|_example\.txt)\>,$(BT_PREFIX)$(n)\2,g')
 INSTALLED := $(PREFIX)/sbin/p4dstat $(PREFIX)/bin/la57-check \
 	$(PREFIX)/share/man/man8/p4dstat.8 $(PREFIX)/share/man/man8/la57-check.8 \
 	$(PREFIX)/share/doc/p4dscope/p4dstat_example.txt \
 	$(addprefix $(LA57_LIB)/,$(LA57_FILES)) $(LA57_LIB)/build/bin/la57-place \
-	$(addprefix $(BT_TOOLS)/,$(notdir $(BT_FILES))) \
-	$(addprefix $(BT_TOOLS)/doc/,$(notdir $(BT_EXAMPLES)))
+	$(addprefix $(BT_TOOLS)/$(BT_PREFIX),$(notdir $(BT_FILES))) \
+	$(addprefix $(BT_TOOLS)/doc/$(BT_PREFIX),$(notdir $(BT_EXAMPLES)))
 # Directories only p4dscope puts files in, deepest first: uninstall removes them.
 OWN_DIRS := $(LA57_LIB)/build/bin $(LA57_LIB)/build $(LA57_LIB)/la57check \
 	$(LA57_LIB)/scripts $(LA57_LIB) $(PREFIX)/share/doc/p4dscope
@@ -224,8 +231,24 @@ install: check-prefix
 		'exec "$$(dirname "$$(readlink -f "$$0")")/../lib/p4dscope/scripts/la57-check" "$$@"' \
 		>$(DESTDIR)$(PREFIX)/bin/la57-check
 	$(Q)chmod 755 $(DESTDIR)$(PREFIX)/bin/la57-check
-	$(Q)install -D -m 755 -t $(DESTDIR)$(BT_TOOLS) $(BT_FILES)
-	$(Q)install -D -m 644 -t $(DESTDIR)$(BT_TOOLS)/doc $(BT_EXAMPLES)
+	$(Q)install -d $(DESTDIR)$(BT_TOOLS)/doc
+	$(Q)for f in $(BT_FILES); do \
+		sed $(BT_RENAME) $$f >$(DESTDIR)$(BT_TOOLS)/$(BT_PREFIX)$${f##*/} && \
+		chmod 755 $(DESTDIR)$(BT_TOOLS)/$(BT_PREFIX)$${f##*/} || exit; \
+	done
+	$(Q)for f in $(BT_EXAMPLES); do \
+		sed $(BT_RENAME) $$f >$(DESTDIR)$(BT_TOOLS)/doc/$(BT_PREFIX)$${f##*/} && \
+		chmod 644 $(DESTDIR)$(BT_TOOLS)/doc/$(BT_PREFIX)$${f##*/} || exit; \
+	done
+
+# make deb: build/deb/p4dscope-tools_VERSION_amd64.deb, make install PREFIX=/usr's files as
+# a Debian binary package (packaging/deb/), checked by lintian: scripts/build-deb. It
+# installs the Debian packages it needs itself (scripts/deps: dpkg-dev, lintian), as make
+# run does, and builds only the packaged programs: no kernel tree is needed.
+deb: deps
+	$(Q)$(MAKE) -s --no-print-directory -C bpf
+	$(Q)$(MAKE) -s --no-print-directory -C la57check
+	$(Q)$(PHASE) deb scripts/build-deb
 
 uninstall: check-prefix
 	$(call msg,REMOVE,$(DESTDIR)$(PREFIX))

@@ -53,6 +53,15 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_CGROUP_ARRAY = 8,
 	BPF_MAP_TYPE_LRU_HASH = 9,
+	BPF_MAP_TYPE_TASK_STORAGE = 29,
+};
+
+enum {
+	BPF_F_NO_PREALLOC = 1,	/* map_flags: local storage must not preallocate */
+};
+
+enum {
+	BPF_LOCAL_STORAGE_GET_F_CREATE = 1,	/* bpf_task_storage_get(): create if absent */
 };
 
 enum {
@@ -72,6 +81,8 @@ struct mm_struct {
 struct task_struct {
 	unsigned int in_execve:1;	/* between execve()'s start and its point of no return */
 	struct mm_struct *mm;
+	int pid;			/* pid_t: the thread's id */
+	int tgid;			/* pid_t: the process's, its group leader's pid */
 };
 
 /* include/asm-generic/tlb.h */

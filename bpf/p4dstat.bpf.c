@@ -19,7 +19,8 @@
 
 #include "p4dstat.h"
 
-#define EEXIST	17	/* errno values (no kernel header here) */
+#define E2BIG	7	/* errno values (no kernel header here) */
+#define EEXIST	17
 #define EINVAL	22
 
 #define NR_MMAP		9	/* __NR_mmap, x86-64 (arch/x86/entry/syscalls/syscall_64.tbl) */
@@ -57,6 +58,7 @@ const volatile __u32 targ_tgid;			/* -p: count only this process */
 const volatile bool filter_cgroup;		/* -c: only tasks in cgroup_filter[0] */
 const volatile bool per_comm;			/* -C */
 const volatile __u64 task_size_max;		/* TASK_SIZE_MAX of the booted paging mode */
+const volatile bool follow;			/* -- CMD: only the processes in followed */
 
 /*
  * The kernel's init_mm, from kallsyms (untyped: 6.1's BTF has no global variables).
@@ -135,16 +137,31 @@ struct {
 } in_ipi SEC(".maps");
 
 /*
- * Threads inside mmap() for which get_unmapped_area chose an address above 47 bits,
- * until mmap() returns: only its success makes that a placement. LRU: a thread killed
- * in between leaves an entry that must not fill the map.
+ * Per thread inside mmap(): 1 when a get_unmapped_area decision of this call chose an
+ * address above 47 bits; only mmap()'s success makes that a placement. Task local
+ * storage (kernel/bpf/bpf_task_storage.c, 5.11 on) is freed with its task, so unlike
+ * a hash keyed by thread it cannot fill; the helper refuses only a nested use on the
+ * same CPU, and such a decision is counted in mmap_untracked.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} mmap_high SEC(".maps");
+
+/*
+ * -- CMD: the processes (tgids) counted, the command's and its descendants'. User space
+ * seeds it with the command's PID before the command runs; sched_process_fork adds
+ * every child of a member, and a member leaves when its task is freed. Full: the child
+ * is not followed, and follow_dropped says so.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, P4DSTAT_FOLLOW_MAX);
 	__type(key, __u32);
 	__type(value, __u8);
-} mmap_high SEC(".maps");
+} followed SEC(".maps");
 
 /* -C: user space sets max_entries (--comms); full means dropped, never evicted. */
 struct {
@@ -170,11 +187,22 @@ static __always_inline bool current_in_cgroup(void)
 	return !filter_cgroup || bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1;
 }
 
+/* -p or -- CMD: is the current task in the process, or in the command's family? */
+static __always_inline bool current_tgid_selected(void)
+{
+	__u32 tgid;
+
+	if (!follow && !targ_tgid)
+		return true;	/* system-wide: not even the helper call */
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (follow)
+		return bpf_map_lookup_elem(&followed, &tgid) != NULL;
+	return tgid == targ_tgid;
+}
+
 static __always_inline bool current_is_target(void)
 {
-	if (targ_tgid && bpf_get_current_pid_tgid() >> 32 != targ_tgid)
-		return false;
-	return current_in_cgroup();
+	return current_tgid_selected() && current_in_cgroup();
 }
 
 /* Counters for an event of the current task (TLB, placements, syncs), NULL if filtered. */
@@ -232,10 +260,13 @@ static __always_inline bool mm_of_target(struct mm_struct *mm, bool freeing)
 
 	if (!current_in_cgroup())
 		return false;
-	if (!targ_tgid)
+	if (!targ_tgid && !follow)
 		return true;
-	if (bpf_get_current_pid_tgid() >> 32 != targ_tgid)
+	if (!current_tgid_selected())
 		return false;
+	/* A followed process's fork builds the child's mm: the child is followed too. */
+	if (follow)
+		return true;
 	task = bpf_get_current_task_btf();
 	own = task->mm;
 	if (mm == own || in_execve(task))
@@ -537,18 +568,22 @@ static __always_inline bool is_err_value(unsigned long x)
  */
 static __always_inline void count_decision(struct p4dstat_counts *c, unsigned long result)
 {
+	struct task_struct *task;
 	struct pt_regs *regs;
-	__u32 tid;
-	__u8 one = 1;
+	__u32 *high;
 
 	if (is_err_value(result) || result < P4D_DEFAULT_MAP_WINDOW)
 		return;
 	add(c->gua_above47, 1);
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	task = bpf_get_current_task_btf();
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (BPF_CORE_READ(regs, orig_ax) != NR_MMAP)
 		return;		/* exec's ELF mappings, mremap(), shmat(): not mmap()'s */
-	tid = (__u32)bpf_get_current_pid_tgid();
-	bpf_map_update_elem(&mmap_high, &tid, &one, BPF_ANY);
+	high = bpf_task_storage_get(&mmap_high, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (high)
+		*high = 1;
+	else
+		add(c->mmap_untracked, 1);
 }
 
 /* mmap:x86_get_unmapped_area: window and outcome as its TP_fast_assign. */
@@ -806,27 +841,23 @@ int BPF_KPROBE(tlb_all_kprobe)
 /* ---- placements: mmap()'s exit ---- */
 
 /*
- * syscalls:sys_exit_mmap (CONFIG_FTRACE_SYSCALLS) has only the result; the length is
- * the syscall's second argument, still in the task's saved user registers. A mapping
- * counts when a decision of this call chose an address above 47 bits and mmap()
- * returned one.
+ * A mapping counts when a decision of this mmap() chose an address above 47 bits and
+ * mmap() returned one. RET is mmap()'s result; LEN its length argument.
  */
-SEC("tracepoint/syscalls/sys_exit_mmap")
-int mmap_exit(struct trace_event_raw_sys_exit *ctx)
+static __always_inline void count_mmap_exit(long ret, unsigned long len)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct p4dstat_comm_counts *slot;
 	struct p4dstat_counts *c;
-	struct pt_regs *regs;
-	unsigned long len;
+	__u32 *high;
 
-	if (bpf_map_delete_elem(&mmap_high, &tid))
-		return 0;	/* no decision above 47 bits in this call */
+	high = bpf_task_storage_get(&mmap_high, task, NULL, 0);
+	if (!high || !*high)
+		return;		/* no decision above 47 bits in this call */
+	*high = 0;
 	c = traced();
-	if (!c || ctx->ret < (long)P4D_DEFAULT_MAP_WINDOW)	/* refused, or placed below */
-		return 0;
-	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	len = BPF_CORE_READ(regs, si);
+	if (!c || ret < (long)P4D_DEFAULT_MAP_WINDOW)	/* refused, or placed below */
+		return;
 	len = (len + P4D_PAGE_SIZE - 1) & ~(P4D_PAGE_SIZE - 1);
 	add(c->mmap_above47, 1);
 	add(c->mmap_above47_bytes, len);
@@ -835,6 +866,79 @@ int mmap_exit(struct trace_event_raw_sys_exit *ctx)
 		add(slot->mmap_above47, 1);
 		add(slot->mmap_above47_bytes, len);
 	}
+}
+
+/*
+ * ksys_mmap_pgoff() (mm/mmap.c): x86-64's mmap() (arch/x86/kernel/sys_x86_64.c) returns
+ * through it on 6.1, 6.12 and 7.3, out of line in each (a global function the syscall
+ * calls from another file). A trampoline on one function costs only its callers, where
+ * a syscall tracepoint puts every syscall of every thread on the slow path.
+ */
+SEC("fexit/ksys_mmap_pgoff")
+int BPF_PROG(mmap_fexit, unsigned long addr, unsigned long len, unsigned long prot,
+	     unsigned long flags, unsigned long fd, unsigned long pgoff, unsigned long ret)
+{
+	count_mmap_exit((long)ret, len);
+	return 0;
+}
+
+/* The length is the syscall's second argument, still in the saved user registers. */
+static __always_inline unsigned long mmap_len_arg(void)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	return BPF_CORE_READ(regs, si);
+}
+
+SEC("kretprobe/ksys_mmap_pgoff")
+int BPF_KRETPROBE(mmap_kretprobe, long ret)
+{
+	count_mmap_exit(ret, mmap_len_arg());
+	return 0;
+}
+
+/* syscalls:sys_exit_mmap (CONFIG_FTRACE_SYSCALLS): where ksys_mmap_pgoff() is not seen. */
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int mmap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	count_mmap_exit(ctx->ret, mmap_len_arg());
+	return 0;
+}
+
+/* ---- -- CMD: the command's family ---- */
+
+/* sched:sched_process_fork: a member's child joins (a thread's tgid is already in). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, tgid = child->tgid;
+	struct p4dstat_counts *c;
+	__u8 one = 1;
+	long err;
+
+	if (ptgid == tgid || !bpf_map_lookup_elem(&followed, &ptgid))
+		return 0;
+	err = bpf_map_update_elem(&followed, &tgid, &one, BPF_NOEXIST);
+	if (err && err != -EEXIST) {	/* -E2BIG: full */
+		c = counters();
+		if (c)
+			add(c->follow_dropped, 1);
+	}
+	return 0;
+}
+
+/*
+ * sched:sched_process_free: a group leader is freed after every thread of its group
+ * was reaped, and after its exit tore its mm down (on 7.3 sched_process_exit fires
+ * before exit_mm(), too early). Its tgid may then be reused by another process.
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(follow_free, struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (task->pid == tgid)
+		bpf_map_delete_elem(&followed, &tgid);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -33,13 +34,14 @@
 #include "p4dstat.skel.h"
 #include "probe.h"
 #include "report.h"
+#include "highmaps.h"
 
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
 #define VMLINUX_BTF	"/sys/kernel/btf/vmlinux"
 /* Present when the kernel has CONFIG_CGROUPS (kernel/cgroup/cgroup.c, proc_cgroup_show). */
 #define PROC_CGROUP	"/proc/self/cgroup"
-#define P4DSTAT_VERSION	"3.0"
+#define P4DSTAT_VERSION	"4.0"
 
 static struct env {
 	bool timestamp;
@@ -47,6 +49,7 @@ static struct env {
 	bool per_comm;
 	bool causes;		/* -w: a cause line after each row */
 	bool lifetimes;		/* -L: lifetime histogram with the totals */
+	bool high_maps;		/* -l: list mappings above 47 bits from /proc, no BPF */
 	int verbose;		/* -v: sources and libbpf's notes; -vv: libbpf's debug too */
 	pid_t pid;
 	const char *cgroup;	/* -c: the cgroup v2 directory */
@@ -55,11 +58,16 @@ static struct env {
 	long count;		/* 0: until Ctrl-C */
 	long comm_slots;
 	enum probe_kind best_kind;
+	char **cmd;		/* -- CMD [ARG...]: count it and its descendants */
+	bool interval_given;	/* with CMD, rows only when an interval is given */
+	pid_t child;		/* CMD's process, until reaped */
+	int go_fd;		/* CMD waits for a byte here before it execs */
 } env = {
 	.interval = 1,
 	.comm_slots = P4DSTAT_COMMS_DEFAULT,
 	.best_kind = PROBE_TRACEPOINT,
 	.cgroup_fd = -1,
+	.go_fd = -1,
 };
 
 static volatile sig_atomic_t exiting;
@@ -72,6 +80,8 @@ static const char argp_doc[] =
 "five-level paging).\n"
 "\n"
 "USAGE: p4dstat [-T] [-j] [-p PID] [-c CG] [-C] [-w] [-L] [interval [count]]\n"
+"       p4dstat [OPTIONS] [interval [count]] -- CMD [ARG...]\n"
+"       p4dstat -l [-p PID]\n"
 "\n"
 "EXAMPLES:\n"
 "    p4dstat            # a row every second; totals on Ctrl-C\n"
@@ -82,6 +92,8 @@ static const char argp_doc[] =
 "    p4dstat -c CG      # only tasks in cgroup CG, a cgroup v2 directory\n"
 "    p4dstat -j 1 10    # ten rows as JSON, one object per line\n"
 "    p4dstat -v         # say which probe feeds each counter\n"
+"    p4dstat -- make -j2  # only make and its children; totals when it exits\n"
+"    p4dstat -l         # processes with mappings above 47 bits now (no BPF)\n"
 "\v"
 "Row columns: P4D tables installed in processes' page tables (USER), lost\n"
 "to a race (RACE), freed (FREED), freed but allocated before p4dstat started\n"
@@ -91,6 +103,9 @@ static const char argp_doc[] =
 "request (RECV), flush_tlb_kernel_range() and flush_tlb_all() calls (KTLB);\n"
 "mmap() placements above 47 bits (MAP47) and their KiB (KB47).\n"
 "n/a: this kernel offers no probe for that counter (p4dstat says why).\n"
+"With -- CMD, p4dstat runs CMD, counts only its process and every descendant,\n"
+"prints the totals when CMD exits (rows too if an interval is given) and exits\n"
+"with CMD's status (128 + the signal's number if a signal killed it).\n"
 "Exit status: 0, 1 for a runtime error, 2 for a usage error.";
 
 enum { OPT_COMMS = 256, OPT_PROBES };
@@ -104,6 +119,8 @@ static const struct argp_option argp_opts[] = {
 	{ "comms", OPT_COMMS, "N", 0, "Commands the -C table holds (default 256)", 0 },
 	{ "causes", 'w', NULL, 0, "After each row, why the tables exist", 0 },
 	{ "lifetimes", 'L', NULL, 0, "Histogram of P4D table lifetimes with the totals", 0 },
+	{ "high-maps", 'l', NULL, 0,
+	  "List the processes with mappings above 47 bits now, from /proc (no BPF)", 0 },
 	{ "probes", OPT_PROBES, "KIND", 0,
 	  "Best probe kind to use: tracepoint (default), fentry or kprobe", 0 },
 	{ "verbose", 'v', NULL, 0,
@@ -184,6 +201,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			usage_error("bad cgroup '': want a cgroup v2 directory");
 		env.cgroup = arg;
 		break;
+	case 'l':
+		env.high_maps = true;
+		break;
 	case 'L':
 		env.lifetimes = true;
 		break;
@@ -210,6 +230,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		argp_help(&argp, stdout, ARGP_HELP_STD_HELP, "p4dstat");
 		exit(0);
 	case ARGP_KEY_ARG:
+		env.interval_given = true;
 		if (state->arg_num == 0)
 			env.interval = parse_positive(arg, "interval", INT_MAX);
 		else if (state->arg_num == 1)
@@ -359,9 +380,18 @@ static const struct group {
 		{ WAY(PROBE_FENTRY, "fentry flush_tlb_all", "tlb_all_fentry"), BIT(F_TLB_ALL) },
 		{ WAY(PROBE_KPROBE, "kprobe flush_tlb_all", "tlb_all_kprobe"), BIT(F_TLB_ALL) },
 	} },
-	{ "mmap() placements", "no syscalls:sys_exit_mmap (CONFIG_FTRACE_SYSCALLS)", {
+	{ "mmap() placements", "no function ksys_mmap_pgoff() in this kernel's BTF", {
+		/*
+		 * ksys_mmap_pgoff(): mm/mmap.c, x86-64's mmap() returns through it (6.1,
+		 * 6.12, 7.3). Not the syscall tracepoint first: enabling it puts every
+		 * syscall of every thread on the slow path (TIF_SYSCALL_TRACEPOINT).
+		 */
+		{ WAY(PROBE_FENTRY, "fexit ksys_mmap_pgoff", "mmap_fexit"),
+		  BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES) },
 		/* syscalls:sys_exit_mmap: CONFIG_FTRACE_SYSCALLS; task registers since 5.15. */
 		{ WAY(PROBE_TRACEPOINT, "tracepoint syscalls:sys_exit_mmap", "mmap_exit"),
+		  BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES) },
+		{ WAY(PROBE_KPROBE, "kretprobe ksys_mmap_pgoff", "mmap_kretprobe"),
 		  BITS(F_MMAP_ABOVE47, F_MMAP_ABOVE47_BYTES) },
 	} },
 };
@@ -545,6 +575,26 @@ static void print_missing(void)
 	}
 }
 
+/*
+ * -- CMD: the programs that grow and shrink the followed set. Not a counter group:
+ * without them the count would silently miss CMD's children, so p4dstat stops.
+ */
+static int attach_follow(struct probe_loader *loader)
+{
+	/* sched:sched_process_fork and sched_process_free: tp_btf since 5.5. */
+	static const struct probe_way way = WAY(PROBE_TRACEPOINT,
+		"tp_btf sched:sched_process_fork, sched:sched_process_free",
+		"follow_fork", "follow_free");
+	struct probe_failure why;
+	char text[512];
+
+	if (probe_attach_first(loader, &way, 1, PROBE_TRACEPOINT, &why) == 0)
+		return 0;
+	probe_describe(&why, text, sizeof(text));
+	fprintf(stderr, "p4dstat: cannot follow the command's children: %s\n", text);
+	return 1;
+}
+
 /* ---- the BPF object: one shared copy holds the maps, one copy per group ---- */
 
 /* TASK_SIZE_MAX of the running paging mode. */
@@ -559,6 +609,7 @@ static struct p4dstat_bpf *open_object(void)
 	skel->rodata->targ_tgid = env.pid;
 	skel->rodata->filter_cgroup = env.cgroup != NULL;
 	skel->rodata->per_comm = env.per_comm;
+	skel->rodata->follow = env.cmd != NULL;
 	/* Without -c a plain array stands in: kernels without cgroups lack the type. */
 	if (!env.cgroup)
 		bpf_map__set_type(skel->maps.cgroup_filter, BPF_MAP_TYPE_ARRAY);
@@ -836,6 +887,101 @@ static int set_cgroup(struct p4dstat_bpf *skel)
 	return 1;
 }
 
+/* ---- -- CMD ---- */
+
+/*
+ * Fork the process that will exec CMD, parked on a pipe until the filter holds its PID:
+ * nothing it does or forks can happen before counting starts. Forked before any BPF
+ * object is loaded, so it inherits none. 0, or 1 after one line.
+ */
+static int start_command(void)
+{
+	int fds[2];
+	char go;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		fprintf(stderr, "p4dstat: cannot make a pipe for CMD: %s\n", strerror(errno));
+		return 1;
+	}
+	env.child = fork();
+	if (env.child < 0) {
+		fprintf(stderr, "p4dstat: cannot fork CMD: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!env.child) {
+		close(fds[1]);
+		/* EOF without the byte: p4dstat failed before counting; CMD must not run. */
+		if (read(fds[0], &go, 1) != 1)
+			_exit(EXIT_RUNTIME);
+		execvp(env.cmd[0], env.cmd);
+		fprintf(stderr, "p4dstat: cannot run '%s': %s\n", env.cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);	/* as shells do */
+	}
+	close(fds[0]);
+	env.go_fd = fds[1];
+	return 0;
+}
+
+/* Put CMD's PID in the followed set, then let it exec. */
+static int release_command(struct p4dstat_bpf *skel)
+{
+	__u32 tgid = env.child;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.followed), &tgid, &one, BPF_ANY))
+		return -errno;
+	if (write(env.go_fd, "", 1) != 1)
+		return -errno;
+	close(env.go_fd);
+	env.go_fd = -1;
+	return 0;
+}
+
+static int child_status;
+
+/* Reap CMD if it has exited (HANG: wait for it); CMD's exit status then in child_status. */
+static void reap_command(bool hang)
+{
+	int status;
+
+	if (env.child <= 0 || waitpid(env.child, &status, hang ? 0 : WNOHANG) <= 0)
+		return;
+	env.child = 0;
+	child_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/*
+ * Sleep until the interval ends (never without one), CMD exits or SIGINT/SIGTERM ends
+ * the count. The three are blocked and taken here, so none can come between the
+ * test and the wait.
+ */
+static void wait_command(const sigset_t *set)
+{
+	struct timespec now, end, left;
+	int sig;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += env.interval;
+	while (env.child > 0 && !exiting) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (env.interval_given && left.tv_sec < 0)
+			return;
+		sig = sigtimedwait(set, NULL, env.interval_given ? &left : NULL);
+		if (sig == SIGINT || sig == SIGTERM)
+			exiting = 1;
+		else if (sig == SIGCHLD)
+			reap_command(false);
+		else if (sig < 0 && errno == EAGAIN)
+			return;
+	}
+}
+
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
@@ -851,12 +997,31 @@ int main(int argc, char **argv)
 	long long v[NR_FIELDS];
 	struct report r = { .v = v, .lifetimes = lifetimes };
 	struct bpf_program *prog;
-	bool five;
+	bool five, rows;
+	sigset_t waited;
 	long done = 0;
 	int err;
 
+	/* Everything after "--" is the command to count. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--"))
+			continue;
+		if (i + 1 == argc)
+			usage_error("no command after '--'");
+		env.cmd = argv + i + 1;
+		argc = i;
+		break;
+	}
 	if (argp_parse(&argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_HELP, NULL, NULL))
 		usage_error("bad arguments");
+	if (env.cmd && env.pid)
+		usage_error("-p and a command are exclusive: count one or the other");
+	rows = !env.cmd || env.interval_given;
+	if (env.cmd && env.high_maps)
+		usage_error("--high-maps lists processes; it counts no command");
+	/* Before the privilege and BTF checks: the listing reads /proc only. */
+	if (env.high_maps)
+		return highmaps_list(env.pid);
 
 	if (!privileged()) {
 		fprintf(stderr, "p4dstat: needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)\n");
@@ -872,6 +1037,8 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	if (env.cgroup && open_cgroup())
+		return EXIT_RUNTIME;
+	if (env.cmd && start_command())
 		return EXIT_RUNTIME;
 	libbpf_set_print(libbpf_print);
 	nr_cpus = libbpf_num_possible_cpus();
@@ -922,6 +1089,10 @@ int main(int argc, char **argv)
 		err = 1;
 		goto cleanup;
 	}
+	if (env.cmd && attach_follow(loader)) {
+		err = 1;
+		goto cleanup;
+	}
 	if (env.verbose)
 		print_sources();
 	if (!five)
@@ -931,23 +1102,34 @@ int main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (env.cmd) {
+		sigemptyset(&waited);
+		sigaddset(&waited, SIGCHLD);
+		sigaddset(&waited, SIGINT);
+		sigaddset(&waited, SIGTERM);
+		sigprocmask(SIG_BLOCK, &waited, NULL);
+	}
 	/* Counting starts from zero here: the start is an empty reading, not a baseline. */
 	start.missed = probe_missed(loader);
 	clock_gettime(CLOCK_MONOTONIC, &start.when);
 	err = set_armed(skel, 1);
 	if (!err)
 		err = copy_snapshot(&prev, &start);
+	if (!err && env.cmd)
+		err = release_command(skel);
 	if (err)
 		goto read_failed;
 	fprintf(stderr, "Tracing P4D tables, kernel syncs, TLB flushes and mappings above 47 "
-		"bits%s... Hit Ctrl-C to end.\n",
-		env.pid ? " of one process" : env.cgroup ? " of one cgroup" : "");
+		"bits%s... %s\n",
+		env.cmd ? " of one command" : env.pid ? " of one process" :
+		env.cgroup ? " of one cgroup" : "",
+		env.cmd ? "Ends when it exits." : "Hit Ctrl-C to end.");
 	report_init(&(struct report_opts){
 		.timestamp = env.timestamp, .json = env.json, .causes = env.causes,
 		.per_comm = env.per_comm, .lifetimes = env.lifetimes, .pid = env.pid,
-		.comm_slots = env.comm_slots, .available = available,
+		.comm_slots = env.comm_slots, .available = available, .follow = env.cmd != NULL,
 	});
-	if (!env.json)
+	if (!env.json && rows)
 		report_header();
 	fflush(stdout);
 
@@ -955,14 +1137,17 @@ int main(int argc, char **argv)
 		struct timespec nap = { env.interval, 0 };
 
 		/* A signal cuts the nap short: that last, partial interval is still printed. */
-		if (!exiting)
+		if (env.cmd)
+			wait_command(&waited);
+		else if (!exiting)
 			nanosleep(&nap, NULL);
 		/*
 		 * The counters and the -C rows are read one after the other: the last reading,
 		 * which the totals are, is taken with counting off so that they agree. A
 		 * signal that comes after this test ends the next interval instead.
 		 */
-		last = exiting || (env.count && done + 1 >= env.count);
+		last = exiting || (env.cmd && env.child <= 0) ||
+		       (env.count && done + 1 >= env.count);
 		if (last)
 			err = set_armed(skel, 0);
 		if (!err)
@@ -977,7 +1162,10 @@ int main(int argc, char **argv)
 		r.secs = seconds_between(&prev.when, &cur.when);
 		r.missed = cur.missed - prev.missed;
 		r.dropped = cur.counts.comm_dropped - prev.counts.comm_dropped;
-		report_print(&r, false);
+		r.mmap_untracked = cur.counts.mmap_untracked - prev.counts.mmap_untracked;
+		r.follow_dropped = cur.counts.follow_dropped - prev.counts.follow_dropped;
+		if (rows)
+			report_print(&r, false);
 		fflush(stdout);
 		free_snapshot(&prev);
 		prev = cur;
@@ -994,7 +1182,10 @@ int main(int argc, char **argv)
 	r.secs = seconds_between(&start.when, &prev.when);
 	r.missed = prev.missed - start.missed;
 	r.dropped = prev.counts.comm_dropped - start.counts.comm_dropped;
+	r.mmap_untracked = prev.counts.mmap_untracked - start.counts.mmap_untracked;
+	r.follow_dropped = prev.counts.follow_dropped - start.counts.follow_dropped;
 	report_print(&r, true);
+	fflush(stdout);
 	err = 0;
 	goto cleanup;
 
@@ -1009,5 +1200,11 @@ cleanup:
 	p4dstat_bpf__destroy(skel);
 	if (env.cgroup_fd >= 0)
 		close(env.cgroup_fd);
+	if (env.go_fd >= 0)
+		close(env.go_fd);	/* CMD, still parked, exits without running */
+	/* The count ended on a signal or failed: CMD still runs its course, then its status. */
+	reap_command(true);
+	if (env.cmd && !err)
+		return child_status;
 	return err ? EXIT_RUNTIME : 0;
 }

@@ -18,6 +18,7 @@
 #define P4DSTAT_COMMS_DEFAULT	256	/* -C table slots unless --comms says otherwise */
 #define P4DSTAT_TABLES_MAX	65536	/* P4D tables whose allocation is remembered */
 #define P4DSTAT_HIST_SLOTS	40	/* log2 buckets of table lifetimes, in usecs */
+#define P4DSTAT_FOLLOW_MAX	32768	/* -- CMD: processes of the command followed at once */
 
 /*
  * The kernel's DEFAULT_MAP_WINDOW (arch/x86/include/asm/page_64_types.h) ends one page
@@ -114,6 +115,8 @@ struct p4dstat_counts {
 	__u64 mmap_above47;		/* mmap() calls that succeeded there ... */
 	__u64 mmap_above47_bytes;	/* ... and the page-rounded length they asked for */
 	__u64 comm_dropped;		/* events of commands the -C table had no slot for */
+	__u64 mmap_untracked;		/* decisions above 47 bits mmap()'s exit cannot see */
+	__u64 follow_dropped;		/* -- CMD: children not followed, the set was full */
 };
 
 /* What -C keeps per command (the key is the command name, P4DSTAT_COMM_LEN bytes). */

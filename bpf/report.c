@@ -222,24 +222,33 @@ static void print_comms(struct snapshot *cur, __u64 dropped, size_t max_rows)
 	qsort(cur->comms, cur->nr_comms, sizeof(*cur->comms), compare_comm);
 }
 
-static void print_summary_text(const long long *v, const __u64 *lifetimes, __u64 missed,
-			       double secs)
+static void print_summary_text(const struct report *r)
 {
-	printf("\nTotals over %.1f s%s:\n", secs, opts.pid ? " (one process)" : "");
+	const long long *v = r->v;
+
+	printf("\nTotals over %.1f s%s:\n", r->secs, opts.pid ? " (one process)" :
+	       opts.follow ? " (one command and its descendants)" : "");
 	for (int f = 0; f < NR_FIELDS; f++) {
 		if (avail(f))
 			printf("  %-40s %12lld\n", fields[f].label, v[f]);
 		else
 			printf("  %-40s %12s\n", fields[f].label, "n/a");
 	}
-	if (missed)
+	/* What a full or busy map could not hold: only when it happened. */
+	if (r->missed)
 		printf("  %-40s %12llu\n", "events missed (BPF recursion)",
-		       (unsigned long long)missed);
+		       (unsigned long long)r->missed);
+	if (r->mmap_untracked)
+		printf("  %-40s %12llu\n", "decisions above 47 bits not followed",
+		       (unsigned long long)r->mmap_untracked);
+	if (opts.follow)
+		printf("  %-40s %12llu\n", "children not followed (set full)",
+		       (unsigned long long)r->follow_dropped);
 	if (opts.lifetimes) {
 		printf("\nP4D table lifetimes (allocated and freed while tracing):\n");
 		if (!avail(F_P4D_LIVE))
 			printf("  n/a: needs pgtable:p4d_alloc and pgtable:p4d_free\n");
-		else if (!histogram_print_log2(stdout, lifetimes, P4DSTAT_HIST_SLOTS, "usecs"))
+		else if (!histogram_print_log2(stdout, r->lifetimes, P4DSTAT_HIST_SLOTS, "usecs"))
 			printf("  none\n");
 	}
 }
@@ -319,6 +328,9 @@ static void print_json(const char *type, const struct report *r, bool totals)
 		json_object_object_add(obj, fields[f].key,
 				       avail(f) ? json_object_new_int64(r->v[f]) : NULL);
 	json_add_u64(obj, "missed", r->missed);
+	json_add_u64(obj, "mmap_untracked", r->mmap_untracked);
+	if (opts.follow)
+		json_add_u64(obj, "follow_dropped", r->follow_dropped);
 	if (opts.per_comm) {
 		json_object_object_add(obj, "comms", json_comms(r->cur));
 		json_add_u64(obj, "comms_dropped", r->dropped);
@@ -338,7 +350,7 @@ void report_print(const struct report *r, bool totals)
 		return;
 	}
 	if (totals) {
-		print_summary_text(r->v, r->lifetimes, r->missed, r->secs);
+		print_summary_text(r);
 		if (opts.per_comm)
 			print_comms(r->cur, r->dropped, TOP_COMMS);
 		return;

@@ -65,6 +65,7 @@ struct report_opts {
 	pid_t pid;		/* -p, 0 for all */
 	long comm_slots;	/* --comms */
 	__u64 available;
+	bool follow;		/* -- CMD: one command and its descendants */
 };
 
 /* One interval, or the totals. */
@@ -75,6 +76,8 @@ struct report {
 	double secs;
 	__u64 missed;
 	__u64 dropped;
+	__u64 mmap_untracked;		/* decisions above 47 bits mmap()'s exit could not see */
+	__u64 follow_dropped;		/* -- CMD: children the followed set had no room for */
 };
 
 void report_init(const struct report_opts *opts);

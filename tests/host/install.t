@@ -43,16 +43,16 @@ is "make install PREFIX=$prefix DESTDIR=scratch exits 0" "$?" 0
 
 # What a distribution's layout puts where: p4dstat needs root (sbin, as Debian's
 # bpfcc-tools); la57-check is any user's (bin), its own files off PATH in lib/p4dscope;
-# the bpftrace scripts and their transcripts where upstream bpftrace installs its tools;
-# man pages in section 8.
+# the bpftrace scripts and their transcripts where upstream bpftrace installs its tools,
+# named p4d-* there so that they cannot clash with another tool's; man pages in section 8.
 want=$(
 	echo ".$prefix/sbin/p4dstat"
 	echo ".$prefix/bin/la57-check"
 	echo ".$prefix/share/man/man8/p4dstat.8"
 	echo ".$prefix/share/man/man8/la57-check.8"
 	echo ".$prefix/share/doc/p4dscope/p4dstat_example.txt"
-	for f in bpf/bt/*.bt; do echo ".$prefix/share/bpftrace/tools/${f##*/}"; done
-	for f in bpf/bt/*_example.txt; do echo ".$prefix/share/bpftrace/tools/doc/${f##*/}"; done
+	for f in bpf/bt/*.bt; do echo ".$prefix/share/bpftrace/tools/p4d-${f##*/}"; done
+	for f in bpf/bt/*_example.txt; do echo ".$prefix/share/bpftrace/tools/doc/p4d-${f##*/}"; done
 )
 got=$(cd "$dest" && find . \( -type f -o -type l \) ! -path ".$prefix/lib/p4dscope/*" | sort)
 is "installed files outside lib/p4dscope: exactly the tools, scripts and pages" \
@@ -61,12 +61,29 @@ lib=$dest$prefix/lib/p4dscope
 check "la57-check's own files in lib/p4dscope (its script, lib.sh, la57-place)" \
 	test -x "$lib/scripts/la57-check" -a -f "$lib/scripts/lib.sh" -a -x "$lib/build/bin/la57-place"
 modes=$(cd "$dest" && stat -c '%n %a' ".$prefix/sbin/p4dstat" ".$prefix/bin/la57-check" \
-	".$prefix/share/man/man8/p4dstat.8" ".$prefix/share/bpftrace/tools/tlbflush.bt")
+	".$prefix/share/man/man8/p4dstat.8" ".$prefix/share/bpftrace/tools/p4d-tlbflush.bt")
 is "modes: programs and scripts 755, pages 644" "$modes" \
 	".$prefix/sbin/p4dstat 755
 .$prefix/bin/la57-check 755
 .$prefix/share/man/man8/p4dstat.8 644
-.$prefix/share/bpftrace/tools/tlbflush.bt 755"
+.$prefix/share/bpftrace/tools/p4d-tlbflush.bt 755"
+# The installed scripts and transcripts name themselves by their installed names: only the
+# lines that name a script change, and none names a repository path any more.
+bt=$dest$prefix/share/bpftrace/tools
+changed='' stale=''
+for f in bpf/bt/*.bt bpf/bt/*_example.txt; do
+	case $f in *.bt) inst=$bt/p4d-${f##*/} ;; *) inst=$bt/doc/p4d-${f##*/} ;; esac
+	names='[a-z0-9]+(\.bt|_example\.txt)'
+	if ! cmp -s <(grep -v -E "$names" "$f") <(grep -v -E "$names" "$inst") ||
+		[ "$(grep -c -E "$names" "$f")" != "$(grep -c -E "p4d-$names" "$inst")" ]; then
+		changed+=" ${f##*/}"
+	fi
+	grep -q -E "bpf/bt/|(^|[^-])\<$names" "$inst" && stale+=" ${f##*/}"
+done
+is "installed bpftrace scripts and transcripts: only their own names changed, to p4d-*" \
+	"$changed" ""
+is "installed bpftrace scripts and transcripts name no repository path or unprefixed script" \
+	"$stale" ""
 cmp -s "$dest$prefix/sbin/p4dstat" "$P4D_TOOLS/p4dstat"
 is "the installed p4dstat is the built one" "$?" 0
 

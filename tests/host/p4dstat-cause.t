@@ -6,13 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
+. tests/lib/ctest.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if ! gcc -O2 -Wall -Wextra -Werror -Ibpf -Iinclude -Itests/validate \
-	-o "$tmp/p4dstat-cause" tests/host/p4dstat-cause.c 2>"$tmp/cc.err"; then
-	not_ok "p4dstat-cause.c builds" "$(cat "$tmp/cc.err")"
-	tap_done
-fi
-tap_merge cause "$tmp/p4dstat-cause"
+ctest_run cause tests/host/p4dstat-cause.c
 tap_done

@@ -53,6 +53,10 @@ run_case 2 "p4dstat: option '-c' needs a value $hint" -c
 run_case 2 "p4dstat: option '--cgroup' needs a value $hint" --cgroup
 run_case 2 "p4dstat: bad cgroup '': want a cgroup v2 directory $hint" -c ''
 run_case 2 "p4dstat: option '--causes' takes no value $hint" --causes=yes
+# -- CMD: counts one command and its descendants.
+run_case 2 "p4dstat: no command after '--' $hint" --
+run_case 2 "p4dstat: -p and a command are exclusive: count one or the other $hint" \
+	-p 1 -- true
 
 (cd "$tmp" && unprivileged "$p4dstat" --help) >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -67,7 +71,11 @@ fi
 (cd "$tmp" && unprivileged "$p4dstat" --version) >"$tmp/out" 2>"$tmp/err"
 rc=$?
 is "p4dstat --version: one line on stdout, exit 0" "$rc $(cat "$tmp/out")$(cat "$tmp/err")" \
-	"0 p4dstat 3.0 (p4dscope)"
+	"0 p4dstat 4.0 (p4dscope)"
 run_case 1 "p4dstat: needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" 1 1
+# Refused before CMD is started: it must not run uncounted.
+run_case 1 "p4dstat: needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)" \
+	-- touch "$tmp/ran"
+is "p4dstat -- CMD without root: CMD did not run" "$([ -e "$tmp/ran" ] && echo ran)" ""
 
 tap_done

@@ -6,13 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
+. tests/lib/ctest.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if ! gcc -O2 -Wall -Wextra -Werror -Ibpf -Iinclude -Itests/validate \
-	-o "$tmp/p4dstat-why" tests/host/p4dstat-why.c bpf/probe.c -lbpf 2>"$tmp/cc.err"; then
-	not_ok "p4dstat-why.c builds" "$(cat "$tmp/cc.err")"
-	tap_done
-fi
-tap_merge why "$tmp/p4dstat-why"
+ctest_run why tests/host/p4dstat-why.c bpf/probe.c -lbpf
 tap_done
