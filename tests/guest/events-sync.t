@@ -38,16 +38,29 @@ ram_end=$((16#$ram_end + 1))
 # (tests/run-plants) takes the next free block: /proc/iomem counts probed blocks as
 # System RAM.
 phys_limit=$((1 << phys_bits))
-next_block=$(((ram_end + block - 1) / block * block))
-# entry_holds_ram N: a System RAM range of /proc/iomem (boot memory, or a block an earlier
-# probe added: bpftrace.t's run before this test) lies in top-level entry N of the direct map.
-entry_holds_ram() {
-	local first last
-	while read -r first last; do
-		[ $(((direct + 16#$first) >> top_shift)) -le "$1" ] &&
-			[ $(((direct + 16#$last) >> top_shift)) -ge "$1" ] && return 0
-	done < <(sed -n 's/^ *\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM$/\1 \2/p' /proc/iomem)
+# The System RAM ranges before the probe (boot memory, and blocks earlier probes added:
+# bpftrace.t's, aa-untraced.t's), widened to whole blocks as vmemmap populates them.
+ram_first=() ram_last=()
+while read -r first last; do
+	ram_first+=($((16#$first / block * block))) ram_last+=($(((16#$last / block + 1) * block - 1)))
+done < <(sed -n 's/^ *\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM$/\1 \2/p' /proc/iomem)
+# image MAP PHYS: where the direct map (MAP direct) or vmemmap (the struct page) holds PHYS.
+image() { [ "$1" = direct ] && echo $((direct + $2)) || echo $((vmemmap + ($2 >> 12) * page_struct)); }
+# populated MAP N: the boot or an earlier probe mapped something of MAP in top-level entry N.
+populated() {
+	local i
+	for i in "${!ram_first[@]}"; do
+		[ $(($(image "$1" "${ram_first[i]}") >> top_shift)) -le "$2" ] &&
+			[ $(($(image "$1" "${ram_last[i]}") >> top_shift)) -ge "$2" ] && return 0
+	done
 	return 1
+}
+# new_entries MAP START END: how many top-level entries of [START, END] (virtual) held
+# nothing of MAP before the probe.
+new_entries() {
+	local n=0 e
+	for ((e = $2 >> top_shift; e <= $3 >> top_shift; e++)); do populated "$1" $e || n=$((n + 1)); done
+	echo $n
 }
 if [ "$mode" = 5 ]; then
 	probe=$(free_block first $((1 << 39)) $phys_limit) || {
@@ -57,30 +70,24 @@ if [ "$mode" = 5 ]; then
 	}
 else
 	# The first entry after physical 0's that holds no RAM, if a block fits there below
-	# the physical limit.
-	probe=$next_block
+	# the physical limit; else the first free block anywhere (aa-untraced.t may have
+	# taken the top of the last empty entry, ending at the limit).
+	probe=''
 	entry=$((direct >> top_shift))
 	while start=$((((entry + 1) << top_shift) - direct)) &&
 		[ $((start + block)) -le $phys_limit ]; do
 		entry=$((entry + 1))
-		entry_holds_ram $entry || { probe=$start; break; }
+		populated direct $entry || { probe=$start; break; }
 	done
+	[ -n "$probe" ] || probe=$(free_block first 0 $phys_limit) || {
+		not_ok "hotplug: a free memory block below the physical limit" \
+			"every block is taken (/proc/iomem, /sys/devices/system/memory)"
+		tap_done
+	}
 fi
 printf -v probe '0x%x' "$probe"
-# The end of the RAM below the probe: what the direct map had populated next to it.
-ram_below=$(sed -n 's/^ *[0-9a-f]*-\([0-9a-f]*\) : System RAM$/\1/p' /proc/iomem |
-	while read -r last; do [ $((16#$last)) -ge $((probe)) ] || echo $((16#$last + 1)); done |
-	sort -n | tail -n 1)
-# new_entries START END POPULATED-END: how many top-level entries of [START, END] lie
-# beyond the one holding POPULATED-END (the last byte the boot mapped there).
-new_entries() {
-	local first=$(($1 >> top_shift)) last=$(($2 >> top_shift)) had=$(($3 >> top_shift))
-	[ $first -gt $had ] || first=$((had + 1))
-	echo $((last >= first ? last - first + 1 : 0))
-}
-echo "# direct map $direct, vmemmap $vmemmap, RAM ends at $(printf '0x%x' $ram_end)" \
-	"($(printf '0x%x' "$ram_below") below the probe), block $block bytes at $probe," \
-	"struct page $page_struct bytes"
+echo "# direct map $direct, vmemmap $vmemmap, RAM ends at $(printf '0x%x' $ram_end)," \
+	"block $block bytes at $probe, struct page $page_struct bytes"
 
 echo "p:$kprobe pgd_page_get_mm" >>"$tfs/kprobe_events" || not_ok "kprobe on pgd_page_get_mm" "kprobe_events refused it"
 at_exit "echo '-:$kprobe' >>$tfs/kprobe_events"
@@ -139,12 +146,12 @@ is "vmalloc stress: no pgd_page_get_mm() call either" "$(cat "$tmp/stress-calls"
 ## The ranges the layout predicts for the probed block.
 range() { printf '0x%016x 0x%016x\n' $(($1)) $(($1 + $2 - 1)); }
 # vmemmap_populate() syncs the struct pages of each section it adds (arch/x86/mm/init_64.c);
-# the direct mapping syncs only when it needs a new top-level entry: on 4-level always (the
-# probe address is chosen so), on 5-level only if the direct map's base lies within 512 GiB
-# of a 256 TiB boundary.
-vm_start=$((vmemmap + (probe >> 12) * page_struct))
+# the direct mapping syncs only when it needs a new top-level entry: on 4-level when an
+# empty entry was left below the physical limit (the probe address is then chosen so), on
+# 5-level only if the direct map's base lies within 512 GiB of a 256 TiB boundary.
+vm_start=$(image vmemmap $((probe)))
 vm_len=$(((block >> 12) * page_struct))
-direct_new=$(new_entries $((direct + probe)) $((direct + probe + block - 1)) $((direct + ram_below - 1)))
+direct_new=$(new_entries direct $((direct + probe)) $((direct + probe + block - 1)))
 want=$({
 	range $vm_start $vm_len
 	[ "$direct_new" = 0 ] || range $((direct + probe)) "$block"
@@ -161,11 +168,9 @@ is "hotplug: visited = the pgd_page_get_mm() calls of the same sync (kprobe), no
 # copied is counted by the series too: each visited table gets each new entry once.
 bad=$(while read -r start end _ copied visited _; do
 	entries=$(((end >> top_shift) - (start >> top_shift) + 1))
-	if [ $((start)) -ge $((vmemmap)) ]; then	# vmemmap lies above the direct map
-		new=$(new_entries "$start" "$end" $((vmemmap + (ram_end >> 12) * page_struct - 1)))
-	else
-		new=$(new_entries "$start" "$end" $((direct + ram_below - 1)))
-	fi
+	map=direct
+	[ $((start)) -lt $((vmemmap)) ] || map=vmemmap	# vmemmap lies above the direct map
+	new=$(new_entries $map $((start)) $((end)))
 	[ $((copied * entries)) -eq $((visited * new)) ] ||
 		echo "$start-$end: copied=$copied visited=$visited, $new of $entries entries new"
 done <"$tmp/probe")
