@@ -1194,6 +1194,27 @@ static int moves_by_vma(unsigned long old_len, unsigned long new_len, int flags)
 	return mremap_params_first && (flags & MREMAP_FIXED) && page_up(old_len) == page_up(new_len);
 }
 
+/*
+ * A vma-by-vma move unmaps each source vma's slice of the target before it places that
+ * vma (7.3's mremap_to(), mm/mremap.c:1518, before vrm_set_new_addr() asks
+ * get_unmapped_area(), :970): a slice boundary inside a hugetlb region of the target
+ * fails the whole call with EINVAL, before any error the whole target would get. The
+ * model's boundaries include every vma's (the kernel may have merged some: a possible
+ * EINVAL, no more).
+ */
+static int slices_cut_huge(unsigned long old, unsigned long ol, unsigned long new_addr)
+{
+	for (int i = find(old); i < nregions && regions[i].start < old + ol; i++) {
+		unsigned long from = regions[i].start, to = regions[i].end;
+
+		if (from > old && cuts_huge(new_addr + (from - old), new_addr + (from - old)))
+			return 1;
+		if (to < old + ol && cuts_huge(new_addr + (to - old), new_addr + (to - old)))
+			return 1;
+	}
+	return 0;
+}
+
 /* The model after a successful mremap that moved [old, old + ol) to ret. */
 static void model_move(unsigned long old, unsigned long ol, unsigned long nl,
 		       unsigned long ret, int flags, const char *call)
@@ -1302,7 +1323,8 @@ static void call_mremap(unsigned long old, unsigned long old_len, unsigned long 
 		if (old + ol > new_addr && new_addr + nl > old)
 			want(&x, EINVAL);	/* the ranges overlap */
 		if (flags & MREMAP_FIXED) {
-			if (cuts_huge(new_addr, new_addr + nl))
+			if (cuts_huge(new_addr, new_addr + nl) ||
+			    (moves_by_vma(old_len, new_len, flags) && slices_cut_huge(old, ol, new_addr)))
 				may(&x, EINVAL);
 			x.want_addr = 1;
 			x.addr = new_addr;
@@ -1435,11 +1457,21 @@ static void fuzz_mremap(void)
 
 /* ---- setup ---- */
 
-/* -r FILE: read the calls of FILE, one a line as print_call() writes them. */
+/* A line of a call file that holds no call: blank, or a comment (#). */
+static int no_call(const char *line)
+{
+	line += strspn(line, " \t");
+	return *line == '#' || *line == '\n' || !*line;
+}
+
+/*
+ * -r FILE: read the calls of FILE, one a line as print_call() writes them; blank lines
+ * and # comments (a committed regression's why) are skipped.
+ */
 static struct call *load_calls(size_t *n)
 {
 	char line[512], name[16];
-	size_t lines = 0, lineno = 0;
+	size_t lines = 0, ncalls = 0, lineno = 0;
 	struct call *list;
 	FILE *f = fopen(replay_file, "r");
 
@@ -1452,9 +1484,15 @@ static struct call *load_calls(size_t *n)
 	list = calloc(lines + 1, sizeof(*list));
 	rewind(f);
 	while (list && fgets(line, sizeof(line), f)) {
-		struct call *c = &list[lineno++];
-		int got = sscanf(line, "%15s %lx %lx %lx %lx %lx", name, &c->arg[0], &c->arg[1],
-				 &c->arg[2], &c->arg[3], &c->arg[4]);
+		struct call *c = &list[ncalls];
+		int got;
+
+		lineno++;
+		if (no_call(line))
+			continue;
+		ncalls++;
+		got = sscanf(line, "%15s %lx %lx %lx %lx %lx", name, &c->arg[0], &c->arg[1],
+			     &c->arg[2], &c->arg[3], &c->arg[4]);
 
 		for (c->op = OP_MMAP; c->op <= OP_MREMAP; c->op++)
 			if (got > 0 && !strcmp(name, op_names[c->op]))
@@ -1469,7 +1507,7 @@ static struct call *load_calls(size_t *n)
 		printf("mmapfuzz: no memory for %zu calls\n", lines);
 		exit(1);
 	}
-	*n = lines;
+	*n = ncalls;
 	return list;
 }
 
