@@ -387,11 +387,8 @@ raw_stop p4dstat-family "$tmp/raw-family"
 # tracefs records the same flushes, the switches, and the call-function IPIs with the
 # function tracer on flush_tlb_func inside them; markers bound a window inside p4dstat's.
 M=20
-gate tlb
-mkfifo "$tmp/tlb.fifo"
-exec {tlb_fd}<>"$tmp/tlb.fifo"
-"$bin"/tlbshoot $M <&"${gate_fd[tlb]}" >&"$tlb_fd" &
-tlb=$!
+start_gated tlb "$bin"/tlbshoot $M
+tlb=$! tlb_fd=${out_fd[tlb]}
 bg+=("$tlb")
 read -r -t 60 -u "$tlb_fd" tlb_ready
 # Only what concerns tlbshoot's threads (an IPI counts for the task it interrupts), and
@@ -819,11 +816,8 @@ fi
 # levels (and no5lvl) the hints land below 47 bits (5level-paging.rst) and no process
 # has anything above: the list is the header alone.
 K=3
-gate hold
-mkfifo "$tmp/hold.fifo"
-exec {hold_fd}<>"$tmp/hold.fifo"
-"$bin"/highhold $K <&"${gate_fd[hold]}" >&"$hold_fd" &
-hold=$!
+start_gated hold "$bin"/highhold $K
+hold=$! hold_fd=${out_fd[hold]}
 bg+=("$hold")
 hold_addrs=() hold_ready=0
 while read -r -t 60 -u "$hold_fd" line; do

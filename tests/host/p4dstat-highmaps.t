@@ -9,16 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
-. scripts/lib.sh
-p4dstat=$P4D_TOOLS/p4dstat
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-if [ ! -x "$p4dstat" ]; then
-	skip "p4dstat -l" "no $p4dstat: run 'make tools'"
-	tap_done
-fi
-unprivileged() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+. tests/lib/p4dstat-host.sh "p4dstat -l"
 
 # A copy the unprivileged user can read, except process 400's maps (EACCES, as another
 # user's /proc/PID/maps gives: fs/proc/base.c proc_mem_open()).

@@ -7,16 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/tap.sh
-. scripts/lib.sh
-p4dstat=$P4D_TOOLS/p4dstat
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-if [ ! -x "$p4dstat" ]; then
-	skip "p4dstat usage" "no $p4dstat: run 'make tools'"
-	tap_done
-fi
-unprivileged() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+. tests/lib/p4dstat-host.sh "p4dstat usage"
 
 # run_case WANT-STATUS WANT-STDERR ARG...: one line on stderr, nothing on stdout.
 run_case() {

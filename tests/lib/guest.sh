@@ -70,6 +70,18 @@ gate() {
 	gate_fd[$1]=$fd
 }
 open_gate() { echo go >&"${gate_fd[$1]}"; }
+# start_gated NAME CMD...: CMD in the background, its stdin gate NAME and its stdout the
+# FIFO $tmp/NAME.fifo, which the caller reads on fd ${out_fd[NAME]}; its PID in $!.
+declare -A out_fd
+start_gated() {
+	local name=$1 fd
+	shift
+	gate "$name"
+	mkfifo "$tmp/$name.fifo"
+	exec {fd}<>"$tmp/$name.fifo"
+	out_fd[$name]=$fd
+	"$@" <&"${gate_fd[$name]}" >&"$fd" &
+}
 
 # kernel_layout PTDUMP: the kernel layout this boot got (KASLR moves the direct map and
 # vmemmap bases) into direct and vmemmap (the first address of ptdump's section, whose
