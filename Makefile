@@ -39,7 +39,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BIN)/%,$(wildcard tests/workloads/
 	kernel-debian kernel-debian-vanilla kernel-debian-no5level kernels-debian \
 	kernel-exec-rfc kernel-debian-exec-rfc kernels-full \
 	build-tools workloads run test test-full test-guest test-plants test-debug bench \
-	check-patches clean install uninstall check-prefix deb
+	check-patches clean install uninstall check-prefix deb report
 
 all: kernel image tools
 
@@ -166,6 +166,11 @@ check-patches: deps
 bench: kernel kernel-vanilla $(addprefix kernel-,$(NO5LEVEL) $(EXEC_RFC)) image tools \
 	$(if $(QUICK),,kernels-debian)
 	$(Q)analysis/run $(if $(QUICK),--quick)
+
+# Every report whose records are committed (analysis/results/*/records/), regenerated in
+# place with no guest run; tests/host/report.t checks that nothing changes.
+report:
+	$(Q)analysis/report/regenerate
 
 # Faults planted in every event field and kernel mutants of the series: the event tests
 # must catch each (tests/run-plants), on 5-level and 4-level boots (MODE=5 for one).
