@@ -168,7 +168,7 @@ bench: kernel kernel-vanilla $(addprefix kernel-,$(NO5LEVEL) $(EXEC_RFC)) image 
 	$(Q)analysis/run $(if $(QUICK),--quick)
 
 # Every report whose records are committed (analysis/results/*/records/), regenerated in
-# place with no guest run; tests/host/report.t checks that nothing changes.
+# place with no guest run; tests/host/analysis/report.t checks that nothing changes.
 report:
 	$(Q)analysis/report/regenerate
 

@@ -59,6 +59,12 @@ echo "note" >>patches/6.12/0000-cover-letter.patch
 is "a change to another tree's series leaves it fast" "$(verdict suite)" fast
 is "... and makes that tree's suite full" "$(tests/tier 6.12 suite | cut -d' ' -f1-3)" \
 	"full inputs changed"
+# Left out of the inputs, the host tests of analysis/ must run in every make test.
+both=$(for t in tests/host/analysis/*.t; do
+	sed -n '/^HOST_FULL_ONLY="/,/"$/p' tests/run-all | grep -qw "$(basename "${t%.t}")\.t" && echo "$t"; done)
+is "the host tests of analysis/ are none of them full-only" "$both" ""
+echo "# note" >>tests/host/analysis/walkmodel.t
+is "a change to a host test of analysis/ leaves it fast" "$(verdict host)" fast
 echo "# note" >>tests/guest/events.t
 is "a change to a test makes the suite full" "$(verdict suite)" full
 is "... and the host tests" "$(verdict host)" full

@@ -4,7 +4,7 @@
 # build/walkmodel/test-model and merges its TAP (synthetic page tables; TLBs, PSCs, caches,
 # flushes, presets, cycle bands). Pure user space: nothing is loaded, nothing booted.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
 
 if out=$(make -s -C analysis/walkmodel test-model 2>&1); then

@@ -6,7 +6,7 @@
 # per-fault figures, and the 5-level minus 4-level column left out where the layouts
 # differ. Pure user space: no guest.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

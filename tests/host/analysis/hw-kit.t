@@ -3,16 +3,16 @@
 # analysis/hw/ (the walk model's workloads under perf stat on an LA57 machine) on the
 # parts that need no LA57 and no perf: its arguments, its refusals (a 4-level machine, an
 # unknown CPU, perf missing or not allowed to count), the parsing of perf stat output
-# (tests/host/fixtures/hw/, hand-written in perf's CSV layout) and one run end to end with
+# (tests/host/analysis/fixtures/hw/, hand-written in perf's CSV layout) and one run end to end with
 # a stub perf that speaks perf stat's --control protocol. The real perf never runs here:
 # every call goes to a stub (PERF=, or a stub first on PATH), and the CPU is a fake
 # /proc/cpuinfo (--cpuinfo). Nothing is loaded into the host's kernel.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fix=tests/host/fixtures/hw
+fix=tests/host/analysis/fixtures/hw
 kit=analysis/hw/run
 
 # A /proc/cpuinfo: cpuinfo NAME VENDOR FLAGS...

@@ -5,7 +5,7 @@
 # in each binary once each, usage errors give one line and exit 2. Each result line is
 # "workload=NAME key=value ...". Nothing here loads anything into the host's kernel.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
 bin=$PWD/build/walkmodel
 workloads=(gups chase pagefault bsearch forkexec)

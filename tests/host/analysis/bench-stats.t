@@ -5,7 +5,7 @@
 # events, the per-function differences, the parts whose logs are missing, and malformed
 # records that must stop the report instead of vanishing.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
 
 tmp=$(mktemp -d)

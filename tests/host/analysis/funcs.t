@@ -4,7 +4,7 @@
 # and merges its TAP (a synthetic symbol table and instruction stream with hand-worked
 # counts). Pure user space: nothing is loaded, nothing booted.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
 
 if out=$(make -s -C analysis/funcs test-count plugin guest 2>&1); then

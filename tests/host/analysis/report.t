@@ -7,7 +7,7 @@
 # a report left behind by a change of stats.py, fails here. Reports without records are
 # named as skips: they cannot be checked.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
