@@ -118,11 +118,12 @@ def _short(name):
     return parts[0] if len(parts) == 1 else f"{parts[0]} (+{len(parts) - 1} aliases)"
 
 
-def section(w, md_table, cells, configs, op_text, key_diff):
-    """The results.md section. configs: [(title, cols, comps)], cols [((kernel, paging),
-    name)] and comps [(cell a, cell b, title)] the cells counted and their differences;
-    key_diff(a, b, op) gives the key table's difference (icount, over boots) for the same
-    cells, or None."""
+def section(w, md_table, cells, configs, op_text, key_diff, spread):
+    """The results.md section, and the differences its counts put outside the boots'
+    spread. configs: [(title, cols, comps)], cols [((kernel, paging), name)] and comps
+    [(cell a, cell b, title)] the cells counted and their differences; key_diff(a, b, op)
+    gives the key table's difference (icount, over boots) for the same cells, or None;
+    spread(a, b, op) the range of one icount boot's difference (boot means), or None."""
     w("\n## Where the extra instructions are: per kernel function\n")
     if not cells:
         w("No per-function counts in this run's logs (`analysis/run --parts funcs`).\n")
@@ -139,8 +140,12 @@ def section(w, md_table, cells, configs, op_text, key_diff):
       " table's difference of the same cells (a mean over boots, so it differs from one"
       " boot's by the boot-to-boot spread). A faulting user load counts twice in the plugin"
       " (it is restarted after the fault) and once under `--icount`; that is the same in"
-      " every cell.\n")
-    rows_csv = []
+      " every cell. One plugin boot sums every batch, so it compares with one `--icount`"
+      " boot's mean over all its rounds, not with the medians the key table uses: the"
+      " last row gives the range one such boot's difference took (the lowest boot of the"
+      " first cell less the highest of the second, and the other way round), and a total"
+      " outside it is marked *outside* and listed under *Checks the records carry*.\n")
+    rows_csv, outside = [], []
     for title, cols, comps in configs:
         have = [c for c, _ in cols if c in cells]
         if len(have) < 2:
@@ -177,15 +182,47 @@ def section(w, md_table, cells, configs, op_text, key_diff):
                 k = key_diff(a, b, op)
                 key.append("n/a" if not k else f"{k[0]:+,.2f}")
             rows.append(["key table (`--icount`, mean over boots)"] + ["" for _ in have] + key)
+            ranges = []
+            for d, total, a, b, t in diffs:
+                r = spread(a, b, op)
+                if not r:
+                    ranges.append("n/a")
+                    continue
+                ranges.append(f"[{r[0]:+,.2f}, {r[1]:+,.2f}]")
+                if not r[0] - SLACK <= total <= r[1] + SLACK:
+                    ranges[-1] += " *outside*"
+                    outside.append(_outside(title, op_text[op], t, total, r, d))
+            rows.append(["one `--icount` boot's difference (boot means), range"]
+                        + ["" for _ in have] + ranges)
             w(md_table(["function"] + [t for c, t in cols if c in got]
                        + [t for *_, t in diffs], rows))
             w("")
-    return rows_csv
+    return rows_csv, outside
 
 
-def checks(cells):
-    """What the records prove: every batch one START/STOP pair, the fault-around window."""
-    lines = []
+# Instructions per operation a plugin boot may stray beyond the icount boots' range for
+# rounding alone (the counts per operation are printed to two decimals).
+SLACK = 0.01
+
+
+def _outside(config, op, comp, total, r, d):
+    """One line for a difference outside the boots' range: by how much, and the
+    functions whose differences lean the same way the most."""
+    excess = total - (r[1] if total > r[1] else r[0])
+    sign = 1 if excess > 0 else -1
+    top = sorted(((f, v) for f, v in d.items() if sign * v > 0),
+                 key=lambda fv: (-sign * fv[1], fv[0]))[:3]
+    return (f"{config}, {op}, {comp}: the plugin boots' {_num(total)} lies {_num(excess)}"
+            f" beyond one `--icount` boot's range [{r[0]:+,.2f}, {r[1]:+,.2f}]; "
+            + ("the functions leaning that way most: "
+               + ", ".join(f"`{_short(f)}` {_num(v)}" for f, v in top) if top else
+               "no function's count moved that way"))
+
+
+def checks(cells, outside=()):
+    """What the records prove: every batch one START/STOP pair, the fault-around window;
+    and the differences outside the boots' range (section()'s)."""
+    lines = list(outside)
     for (kernel, mode), c in sorted(cells.items()):
         bad = [op for op, d in c["ops"].items() if d["pairs"] != d["batches"]]
         lines.append(f"funcs {kernel} paging {mode}: {len(c['ops'])} operations, "

@@ -218,6 +218,17 @@ class Matrix:
         return [median([per_op(r) for r in rs])
                 for rs in self.rounds(kernel, mode, op, consumer, kind).values()]
 
+    def boot_means(self, kernel, mode, op):
+        """Each boot's mean instructions per operation over all its rounds: the estimator
+        of a funcs.so boot, which sums every batch."""
+        return [sum((r["op_ns"] - r["empty_ns"]) for r in rs) / sum(r["ops"] for r in rs)
+                for rs in self.rounds(kernel, mode, op).values()]
+
+    def spread(self, a, b, op):
+        """The range one boot of cell a less one boot of cell b took (boot means), or None."""
+        ma, mb = self.boot_means(*a, op), self.boot_means(*b, op)
+        return (min(ma) - max(mb), max(ma) - min(mb)) if ma and mb else None
+
     def value(self, kernel, mode, op, kind="single"):
         return mean(self.boots(kernel, mode, op, kind=kind))
 
@@ -691,7 +702,7 @@ def detail(w, M, kernels):
                 ["mmap", "mmap-high", "fork", "exec"]) + ".\n")
 
 
-def checks(w, M, data, func_cells):
+def checks(w, M, data, func_cells, func_outside):
     """What the records themselves prove about the runs."""
     lines = []
     for cfg in CONFIGS:
@@ -712,7 +723,7 @@ def checks(w, M, data, func_cells):
         lines.append(f"clock: a loop of exactly {cal[0]['instructions']:,} instructions read"
                      f" {min(rel):.5f} to {max(rel):.5f} guest ns per instruction"
                      f" ({len(cal)} readings; the excess is timer ticks inside the loop)")
-    lines += funcs.checks(func_cells)
+    lines += funcs.checks(func_cells, func_outside)
     if lines:
         w("\n### Checks the records carry\n")
         w("\n".join("- " + s for s in lines) + "\n")
@@ -1054,9 +1065,9 @@ def main():
     if TINY.compiled_out:
         # AMD's figures compare compiled out and in (anchor() says which).
         anchor(w, M, wm_logs)
-    func_rows = funcs.section(w, md_table, func_cells,
+    func_rows, func_outside = funcs.section(w, md_table, func_cells,
                               [(c.title, c.func_cells, c.func_comps) for c in CONFIGS],
-                              OP_TEXT, M.diff)
+                                            OP_TEXT, M.diff, M.spread)
     write_csv(os.path.join(out, "funcs.csv"), func_rows,
               ["config", "op", "kernel", "paging", "function", "insns_per_op", "entries_per_op"])
     for cfg in CONFIGS:
@@ -1067,7 +1078,7 @@ def main():
     tpcost_rows = tracepoints(w, M, data, out)
     ptmem_rows = memory(w, data, out)
     detail(w, M, kernels)
-    checks(w, M, data, func_cells)
+    checks(w, M, data, func_cells, func_outside)
     method(w, boots)
     plot_data(M, out, tpcost_rows, ptmem_rows)
     with open(os.path.join(out, "results.md"), "w") as f:

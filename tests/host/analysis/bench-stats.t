@@ -36,6 +36,7 @@ for r in 1 2; do
 	for cell in no5level_4 patched_4 patched_5 vanilla_5; do
 		f=$logs/icount_${cell}_$r.log
 		base=$((1000 + r))            # boots differ by one instruction
+		[ "$cell" != patched_4 ] || base=$((1002 + r))
 		[ "$cell" != patched_5 ] || base=$((1100 + r))
 		{
 			echo "host,status,0"
@@ -52,7 +53,7 @@ for r in 1 2; do
 done
 # funcs.so's records (analysis/funcs/run): fault-file, 2 batches of 4 operations, on the
 # compiled-out kernel, paging 4 and 5. Per operation: compiled out a 10, b 5, [user] 2
-# (17); paging 4 b 6 and c 1 more (19); paging 5 a 11 (20).
+# (17); paging 4 b 6 and c 1 more (19); paging 5 a 110 (119).
 funcs() { # CELL A B C
 	{
 		echo "meta,fault_around_bytes,65536"
@@ -72,7 +73,7 @@ funcs() { # CELL A B C
 }
 funcs no5level_4 80 40 0
 funcs patched_4 80 48 8
-funcs patched_5 88 48 8
+funcs patched_5 880 48 8
 # analysis/run's provenance: each kernel's .config against its patched kernel's.
 {
 	echo "date 2026-01-01 00:00:00 UTC"
@@ -94,7 +95,7 @@ check "parts run at different commits: each commit with its parts" \
 # fault-file: paging 5 boots 1101, 1102; compiled out 1001, 1002. Welch: d = 100,
 # se = sqrt(0.25 + 0.25), df = 2, t = 4.303: [96.96, 103.04], in per cent of 1001.5.
 check "key table: 5 vs compiled out, Welch over the boots' medians" \
-	grep -q '^| read fault, page-cache file, one fault per page | 1,002 | 1,002 | n/a | 1,102 | +9.99% \[+9.68, +10.29\]' "$md"
+	grep -q '^| read fault, page-cache file, one fault per page | 1,002 | 1,004 | n/a | 1,102 | +9.99% \[+9.68, +10.29\]' "$md"
 # tp_btf on mmap: +50 in each of 2 boots, one event per op -> 50 [50, 50] per event, n=2.
 check "consumer cost: per boot, then over boots (n=2), per event" \
 	grep -qF '+50 (n=2), 50/event' "$md"
@@ -110,13 +111,25 @@ is "... and no range written \"X to X\"" "$(grep -oE '(^|[ (])([-+]?[0-9][0-9.,]
 check "... for instance a consumer's per-event cost over two equal boots" \
 	grep -qF '+50 (n=2), 50/event' "$md"
 check "the per-function table: each function's counts and differences (5-out, 4-out, 5-4)" \
-	grep -qF '| `a` | 10.00 | 10.00 | 11.00 | +1.00 | 0 | +1.00 |' "$md"
+	grep -qF '| `a` | 10.00 | 10.00 | 110.00 | +100.00 | 0 | +100.00 |' "$md"
 check "... whose rows add up to the total difference of each comparison" \
-	grep -qF '| **all functions** | 17.00 | 19.00 | 20.00 | **+3.00** | **+2.00** | **+1.00** |' "$md"
+	grep -qF '| **all functions** | 17.00 | 19.00 | 119.00 | **+102.00** | **+2.00** | **+100.00** |' "$md"
+# One plugin boot against one icount boot (boot means): fault-file, compiled out boots
+# 1001, 1002, paging 4 1003, 1004, paging 5 1101, 1102. 5-out +102 against [99, 101]: 1
+# beyond, a +100, b +1 and c +1 leaning that way; 4-out +2 within [1, 3]; 5-4 +100
+# against [97, 99]: 1 beyond, a alone leaning that way.
+check "per-function totals against one icount boot's range: outside, inside, outside" \
+	grep -qF '| one `--icount` boot'"'"'s difference (boot means), range |  |  |  | [+99.00, +101.00] *outside* | [+1.00, +3.00] | [+97.00, +99.00] *outside* |' "$md"
+check "... each outside listed under the checks, how far and the functions leaning that way" \
+	grep -qF 'one fault per page, paging 5 − compiled out: the plugin boots'"'"' +102.00 lies +1.00 beyond one `--icount` boot'"'"'s range [+99.00, +101.00]; the functions leaning that way most: `a` +100.00, `b` +1.00, `c` +1.00' "$md"
+check "... only those leaning that way (5-4: a, not b or c)" \
+	grep -qF 'one fault per page, paging 5 − paging 4: the plugin boots'"'"' +100.00 lies +1.00 beyond one `--icount` boot'"'"'s range [+97.00, +99.00]; the functions leaning that way most: `a` +100.00' "$md"
+is "... and the difference within its range is not listed" \
+	"$(grep -c 'one fault per page, paging 4 − compiled out: the plugin' "$md")" 0
 check "the report names the parts whose logs are missing, and how to make them" \
 	grep -q 'Missing from this report.*part debian (make kernels-debian, then analysis/run --parts debian); part model' "$md"
 check "funcs.csv: per operation, per function" \
-	grep -qx 'small guest kernel (tinyconfig + guest-image/kernel.config),fault-file,patched,5,a,11.0000,1.0000' "$tmp/out/funcs.csv"
+	grep -qx 'small guest kernel (tinyconfig + guest-image/kernel.config),fault-file,patched,5,a,110.0000,1.0000' "$tmp/out/funcs.csv"
 
 # analysis/run's config_changes on two made-up .config files, with the tree's diffconfig.
 if [ -f build/linux-6.1/scripts/diffconfig ]; then
@@ -134,7 +147,7 @@ fi
 
 # funcs.so rows that do not add up to their section's total must stop the report.
 cp -r "$logs" "$tmp/logs-funcs"
-sed -i 's/^0,2,a,88,8$/0,2,a,87,8/' "$tmp/logs-funcs/funcs_patched_5.csv"
+sed -i 's/^0,2,a,880,8$/0,2,a,879,8/' "$tmp/logs-funcs/funcs_patched_5.csv"
 python3 analysis/report/stats.py "$tmp/logs-funcs" "$tmp/out3" >"$tmp/stdout" 2>"$tmp/err"
 is "funcs.so rows that do not add up to the section's total: exit 1" "$?" 1
 check "... naming the file and the section" grep -q 'funcs_patched_5.csv: section 0' "$tmp/err"
