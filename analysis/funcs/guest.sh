@@ -34,7 +34,8 @@ sleep 2		# the deferred work of the boot, as in analysis/icount/guest.sh
 # sums every batch, and one boot per kernel and mode.
 declare -A spec=(
 	[syscall]="1000 10 2" [fault4k]="512 10 2" [fault-file]="512 10 2"
-	[lat-pagefault]="16384 5 1" [faultthp]="1 10 2" [mmap]="1 100 10"
+	[lat-pagefault]="16384 5 1" [lat-pagefault-unmap]="16384 5 1" [faultthp]="1 10 2"
+	[mmap]="1 100 10"
 	[mmap-high]="1 100 10" [mmap-newpud]="1 100 10" [fork]="1 60 5" [exec]="1 60 5"
 	[munmap-sparse-low]="1 10 2" [munmap-sparse-high]="1 10 2"
 )

@@ -82,11 +82,12 @@ swpath() {
 
 # Events off: every operation, one per sample (fault4k: 512 faults, a PTE table's worth;
 # fault-file: 512 read faults on a page-cache file; lat-pagefault: the 16384 pages of a
-# 64 MiB page-cache file; syscall: 1000 calls; clear4k: 512 pages cleared), then long
+# 64 MiB page-cache file, and lat-pagefault-unmap with lmbench 3's remap around them; syscall: 1000 calls; clear4k: 512 pages cleared), then long
 # batches, whose average includes the deferred work (RCU
 # callbacks, ticks) of the operations. "OP BATCH REPS-full REPS-quick".
 # Each boot starts from its own state (allocators, layout): many boots, fewer samples.
 specs=("syscall 1000 20 5" "fault4k 512 20 5" "fault-file 512 20 5" "lat-pagefault 16384 20 3"
+	"lat-pagefault-unmap 16384 20 3"
 	"faultthp 1 20 5"
 	"mmap 1 200 40" "mmap-high 1 200 40" "mmap-newpud 1 200 40" "fork 1 150 20"
 	"exec 1 150 20" "munmap-sparse-low 1 20 5" "munmap-sparse-high 1 20 5"
