@@ -292,30 +292,10 @@ def events(run):
     return None, 0
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--logs", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--hw", help="analysis/hw/run's hw.csv, to set beside the model")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-
-    runs, data, failed = load(a.logs)
-    if not data:
-        sys.exit("report.py: no run produced a result; see " + a.logs)
-    info = read_info(a.logs)
-    presets = [p for p in PRESETS if any(r.has(p) for r in data.values())]
-    names = []
-    for r in runs:
-        if r["name"] not in names:
-            names.append(r["name"])
-    write_csv(a.out, data)
-
-    lines = []
-    w = lines.append
+def header(rep):
+    """The title, and where the figures come from."""
+    w, info, secs, failed = rep.w, rep.info, rep.secs, rep.failed
     w("# What a page walk costs at five levels: the walk model\n")
-    secs = [int(r["seconds"]) for r in runs if r["status"] == "0"]
     w(f"Written by `{info.get('command', 'analysis/walkmodel/run')}` (`make bench`) at commit"
       f" {info.get('commit', 'unknown')}, started {info.get('started', '?')}, in"
       f" {fmt(int(info['seconds']) / 60, 0) + ' min' if 'seconds' in info else 'an unknown time'}"
@@ -331,10 +311,10 @@ def main():
     if failed:
         w("**Runs without a result:** " + ", ".join(f"{n} paging {m}" for n, m in failed) + ".\n")
 
-    bounds_at = len(lines)      # the summary goes here once the tables are known
-    summary = {}
 
-    # ---- key table ----
+def key_table(rep):
+    """The key table: the fifth level's reads and cycles per walk, per workload and preset."""
+    w, data, names, presets = rep.w, rep.data, rep.names, rep.presets
     w("## Key table: what the fifth level adds to page walks\n")
     w("refs/walk: entries a walk reads (faulting walks included). The fifth level's own cost"
       " is its PML5E reads, and on AMD's design (zen4) its PDC lookups: for the same access"
@@ -350,7 +330,7 @@ def main():
       " to sit, which moves from boot to boot); the chase over regions 256 TiB apart has"
       " none (4-level paging puts them in one region: the sparse control below compares"
       " like with like).\n")
-    rows, key = [], {}
+    rows, key = [], rep.key
     for name in names:
         r5, r4 = data.get((name, "5")), data.get((name, "4"))
         if not r5:
@@ -378,7 +358,10 @@ def main():
               "PML5E reads/walk", "fifth-level cycles/walk", "fifth-level cycles/kI",
               "fifth level, % of run time", "walk cycles/walk, 5-level − 4-level boot"], rows)
 
-    # ---- per event ----
+
+def per_event(rep):
+    """Per fault and per fork+exec, from the workloads that count their events."""
+    w, data, names, presets, summary = rep.w, rep.data, rep.names, rep.presets, rep.summary
     w("## Per fault and per fork+exec\n")
     w("The pagefault workload (lmbench lat_pagefault's method, one read fault per page of a"
       " page-cache file) and fork+exec of a static no-op, per event, 5-level boot. A page fault"
@@ -425,7 +408,10 @@ def main():
               "fifth-level cycles/event", "fifth level, % of run time",
               "walk cycles/event, 5-level − 4-level boot"], rows)
 
-    # ---- sparse layouts ----
+
+def sparse_layouts(rep):
+    """The chase over one region, 16 regions 512 GiB apart and 16 256 TiB apart."""
+    w, data, presets, summary = rep.w, rep.data, rep.presets, rep.summary
     w("## Sparse layouts: the like-for-like control\n")
     w("The chase over 65536 pages in one mapping, over 16 mappings 512 GiB apart (below 47"
       " bits: each its own PML4E, a layout both paging modes hold) and over 16 mappings"
@@ -468,7 +454,10 @@ def main():
               f" layout: {band(*s['level']) if s['level'] else 'n/a'}.")
     w("")
 
-    # ---- region-count sweep ----
+
+def region_sweep(rep):
+    """The chase over K regions 256 TiB apart: where the fifth level starts to be read."""
+    w, data, presets, summary = rep.w, rep.data, rep.presets, rep.summary
     sweep_rows, series = [], defaultdict(list)
     for k in REGION_COUNTS:
         r = data.get((f"chase-high{k}", "5"))
@@ -497,7 +486,7 @@ def main():
         table(w, ["K", "at their hint", "preset", "PML5E reads/walk", "PML5E PDC hits/walk",
                   "fifth-level cycles/walk", "refs/walk", "fifth level, % of run time"], sweep_rows)
         w("![PML5E reads per walk against the number of regions](region-sweep.svg)\n")
-        with open(os.path.join(a.out, "region-sweep.csv"), "w", newline="") as f:
+        with open(os.path.join(rep.out, "region-sweep.csv"), "w", newline="") as f:
             cw = csv.writer(f, lineterminator="\n")
             cw.writerow(["regions", "at_hint", "preset", "pml5e_per_walk", "pml5e_pdc_hits_per_walk",
                          "fifth_cycles_per_walk_lo", "fifth_cycles_per_walk_hi", "refs_per_walk",
@@ -514,11 +503,14 @@ def main():
                                  f"{r.m(p).get('pdc_hits_PML5E', 0) / wk:.5f}", f"{x[0] / wk:.4f}",
                                  f"{x[1] / wk:.4f}", f"{refs(r.m(p)) / wk:.4f}",
                                  "" if sh[0] is None else f"{sh[0]:.4f}", "" if sh[1] is None else f"{sh[1]:.4f}"])
-        plot(a.out, "region-sweep", "Chase over K regions 256 TiB apart, 5-level: PML5E reads per walk",
+        plot(rep.out, "region-sweep", "Chase over K regions 256 TiB apart, 5-level: PML5E reads per walk",
              "regions (K)", "PML5E reads per walk", [(p, pts) for p, pts in series.items()],
              "1, 2, 4, 8, 16, 32, 64, 255", "0.8:320")
 
-    # ---- per-level sweep ----
+
+def level_sweep(rep):
+    """One upper-level cache's size at a time, over 16 regions 256 TiB apart."""
+    w, data = rep.w, rep.data
     sw4, sw5 = data.get(("chase-high16", "4")), data.get(("chase-high16", "5"))
     if sw5 and sw5.has("splitpsc-all0"):
         w("## Which cache the step belongs to: one size at a time\n")
@@ -548,16 +540,19 @@ def main():
             rows.append([n] + cells + [fmt(r4, 2)])
         table(w, ["N"] + [lbl for _, lbl in SWEEP_SERIES] + ["4-level boot, every level"], rows)
         w("![PML5E reads per walk against one cache's size](level-sweep.svg)\n")
-        with open(os.path.join(a.out, "level-sweep.csv"), "w", newline="") as f:
+        with open(os.path.join(rep.out, "level-sweep.csv"), "w", newline="") as f:
             cw = csv.writer(f, lineterminator="\n")
             cw.writerow(["series", "entries", "refs_per_walk_4", "refs_per_walk_5", "pml5e_per_walk_5",
                          "walk_cycles_per_walk_5_lo", "walk_cycles_per_walk_5_hi"])
             cw.writerows(rows_csv)
-        plot(a.out, "level-sweep", "Chase over 16 regions 256 TiB apart, 5-level: one cache's size at a time",
+        plot(rep.out, "level-sweep", "Chase over 16 regions 256 TiB apart, 5-level: one cache's size at a time",
              "entries", "PML5E reads per walk", [(lbl, pl[s]) for s, lbl in SWEEP_SERIES if pl[s]],
              "'0' 0.5, 1, 2, 4, 8, 16, 32, 64", "0.4:80")
 
-    # ---- control ----
+
+def control(rep):
+    """no5lvl against paging 4: the same entries read per walk."""
+    w, data, names, presets = rep.w, rep.data, rep.names, rep.presets
     w("## Control: no5lvl against a CPU without LA57\n")
     w("A 5-level kernel booted with `no5lvl` runs 4-level tables: its walks must read as many"
       f" entries as on a CPU without LA57. refs/walk, preset {presets[0]}, user and kernel:\n")
@@ -572,7 +567,10 @@ def main():
             rows.append([name] + cells)
     table(w, ["workload", "paging 4", "no5lvl", "5"], rows)
 
-    # ---- where ----
+
+def where_refs(rep):
+    """The 5-level run's entries read per level, and the PDC hits."""
+    w, data, names, presets = rep.w, rep.data, rep.names, rep.presets
     w("## Where the 5-level references go\n")
     w(f"Entries read per 1000 walks by level (preset {presets[0]}, 5-level run), and the PDC"
       " hits per 1000 walks at the levels AMD's design looks up (PDPTE, PML4E, PML5E).\n")
@@ -586,7 +584,10 @@ def main():
                     + [fmt(1000 * m.get(f"pdc_hits_{lv}", 0) / wk, 0) for lv in LEVELS[:3]])
     table(w, ["workload"] + LEVELS + [f"PDC hits {lv}" for lv in LEVELS[:3]], rows)
 
-    # ---- page sizes ----
+
+def page_sizes(rep):
+    """The share of accesses per page size, from the guest's own tables."""
+    w, data, names, presets = rep.w, rep.data, rep.names, rep.presets
     w("## Page sizes, from the guest's own tables\n")
     w("Every walk reads the guest's page tables from its RAM, so the size of each page is the"
       " guest's. Share of accesses per page size, 5-level run; the workloads run with"
@@ -608,7 +609,10 @@ def main():
         rows.append([name, thp] + cells)
     table(w, ["workload", "THP", "user 4K / 2M / 1G", "kernel 4K / 2M / 1G"], rows)
 
-    # ---- nested ----
+
+def nested(rep):
+    """Two-dimensional walks, guest and host 4 or 5 levels, and the uncached bound."""
+    w, data, names, presets, summary = rep.w, rep.data, rep.names, rep.presets, rep.summary
     nested_rows, nested_csv = [], []
     for name in names:
         r4, r5 = data.get((name, "4")), data.get((name, "5"))
@@ -659,7 +663,7 @@ def main():
         table(w, ["workload", "design", "4/4", "4/5", "5/4", "5/5",
                   "host's 5th level, 4-level guest (cycles/kI)", "host's 5th level, 5-level guest",
                   "guest's 5th level, 5/5", "both, 5/5", "both, % of run time"], nested_rows)
-        with open(os.path.join(a.out, "nested.csv"), "w", newline="") as f:
+        with open(os.path.join(rep.out, "nested.csv"), "w", newline="") as f:
             cw = csv.writer(f, lineterminator="\n")
             cw.writerow(["workload", "design", "guest_levels", "host_levels", "refs_per_walk",
                          "walk_cycles_per_walk_lo", "walk_cycles_per_walk_hi", "walk_cycles_per_ki_lo",
@@ -682,7 +686,10 @@ def main():
     table(w, ["workload", "g, 4-level", "uncached bound, 4 on 4", "g, 5-level", "uncached bound, 5 on 5"],
           rows)
 
-    # ---- AMD ----
+
+def against_amd(rep):
+    """The model's figures beside AMD's published Zen 4 ones."""
+    w, key = rep.w, rep.key
     w("## Against AMD's Zen 4 figures\n")
     w("AMD measured kernels with `CONFIG_X86_5LEVEL` compiled in (running 5-level) and"
       " compiled out on Zen 4 (LKML `<80734605-1926-4ac7-9c63-006fe3ea6b6a@amd.com>`). The"
@@ -707,20 +714,26 @@ def main():
       " page sizes (AMD's runs presumably had THP; these run 4K pages), or working sets and"
       " layouts this model was not given. Redis and memcached have no workload here.\n")
 
-    # ---- hardware ----
+
+def hardware(rep):
+    """analysis/hw/run's measurements beside the model, where given."""
+    w, data = rep.w, rep.data
     w("## Measured on hardware\n")
-    if a.hw and os.path.exists(a.hw):
-        hw_section(w, a.hw, data)
+    if rep.hw and os.path.exists(rep.hw):
+        hw_section(w, rep.hw, data)
     else:
         w("No measurement here: none of the machines this ran on has LA57. `analysis/hw/run`"
           " runs the same workloads natively under `perf stat` on a 5-level boot and a `no5lvl`"
           " boot of an LA57 machine and writes `hw.csv` in this report's columns; `report.py"
           " --hw hw.csv` then sets it beside the model.\n")
 
-    # ---- cost of the model ----
+
+def model_cost(rep):
+    """What the plugin costs: host time with and without it."""
+    w, data, runs, secs = rep.w, rep.data, rep.runs, rep.secs
     plain_secs = None
-    if os.path.exists(os.path.join(a.logs, "plain.csv")):
-        with open(os.path.join(a.logs, "plain.csv")) as f:
+    if os.path.exists(os.path.join(rep.logs, "plain.csv")):
+        with open(os.path.join(rep.logs, "plain.csv")) as f:
             plain_secs = int(f.read().strip().split(",")[3])
     with_secs = [int(r["seconds"]) for r in runs
                  if r["name"] == "chase-4k" and r["paging"] == "5" and r["status"] == "0"]
@@ -737,6 +750,10 @@ def main():
         w(f"Plugin boots: {len(secs)}, {sum(secs)} s of host time in all, two at a time"
           f" (longest {max(secs)} s).\n")
 
+
+def assumptions(rep):
+    """What the model leaves out or assumes."""
+    w = rep.w
     w("## Assumptions and limits\n")
     for item in [
         "One vCPU. The guest CPU (qemu64, with la57 on 5-level boots) has no PCID: every CR3"
@@ -767,9 +784,51 @@ def main():
         w(f"- {item}")
     w("")
 
-    lines[bounds_at:bounds_at] = bounds(summary, key, presets)
+
+class Report:
+    """What the sections share: the runs, the presets shown, the lines of walkmodel.md,
+    and the figures the summary at its top is made of (summary, key)."""
+
+    def __init__(self, args, runs, data, failed):
+        self.out, self.hw, self.logs = args.out, args.hw, args.logs
+        self.runs, self.data, self.failed = runs, data, failed
+        self.info = read_info(args.logs)
+        self.presets = [p for p in PRESETS if any(r.has(p) for r in data.values())]
+        self.names = []
+        for r in runs:
+            if r["name"] not in self.names:
+                self.names.append(r["name"])
+        self.secs = [int(r["seconds"]) for r in runs if r["status"] == "0"]
+        self.lines = []
+        self.w = self.lines.append
+        self.summary, self.key = {}, {}
+
+
+SECTIONS = [key_table, per_event, sparse_layouts, region_sweep, level_sweep, control, where_refs,
+            page_sizes, nested, against_amd, hardware, model_cost, assumptions]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--logs", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--hw", help="analysis/hw/run's hw.csv, to set beside the model")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+
+    runs, data, failed = load(a.logs)
+    if not data:
+        sys.exit("report.py: no run produced a result; see " + a.logs)
+    write_csv(a.out, data)
+    rep = Report(a, runs, data, failed)
+    header(rep)
+    bounds_at = len(rep.lines)      # the summary goes here once the tables are known
+    for section in SECTIONS:
+        section(rep)
+    rep.lines[bounds_at:bounds_at] = bounds(rep.summary, rep.key, rep.presets)
     with open(os.path.join(a.out, "walkmodel.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(rep.lines) + "\n")
 
 
 def bounds(summary, key, presets):
