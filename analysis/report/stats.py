@@ -565,9 +565,10 @@ def anchor(w, M, wm_logs):
           f" the fifth level's reads and lookups cost {fmt_range(*wf['cycles'], digits=2).replace('+', '')}"
           " cycles per fault, "
           + (f"{fmt_range(*wf['share'], digits=3).replace('+', '')}%" if wf["share"] else "n/a")
-          + " of the fault workload's modelled time (instructions at {}-{} cycles each, plus"
-          " its data accesses and walks at the preset's latencies; the walk model's own"
-          " report says under which cache design this holds).".format(*CPI_BAND))
+          + " of the fault workload's time: from its modelled time (instructions at {}-{}"
+          " cycles each, plus its data accesses and walks at the preset's latencies) up to"
+          " its instructions alone at {} cycles each, an upper bound; the walk model's own"
+          " report says under which cache design this holds.".format(*CPI_BAND, CPI_BAND[0]))
     else:
         w("- **Hardware page walks**: no walk-model run of the pagefault workload here"
           " (`analysis/run --parts model`).")
