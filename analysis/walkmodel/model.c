@@ -107,8 +107,12 @@ struct cache {
 	bool pow2;
 };
 
+struct upper_design;
+static const struct upper_design *upper_design_for(enum wm_psc_design design);
+
 struct wm_model {
 	const struct wm_preset *p;
+	const struct upper_design *d;	/* how the preset caches upper-level entries */
 	uint64_t clock;		/* PSC LRU stamp source */
 	uint16_t pcid;		/* current PCID (000H until a CR3 write says otherwise) */
 	struct tlb l1[WM_NPAGES];
@@ -433,6 +437,7 @@ struct wm_model *wm_model_new(const struct wm_preset *preset)
 	if (!m)
 		return NULL;
 	m->p = preset;
+	m->d = upper_design_for(preset->psc_design);
 	for (int s = 0; s < WM_NPAGES; s++) {
 		if (!tlb_init(&m->l1[s], &preset->l1_dtlb[s]))
 			goto fail;
@@ -515,6 +520,213 @@ static inline uint64_t host_entry_pa(uint64_t gpa, int level)
 }
 
 /*
+ * How a preset caches upper-level entries, one set of functions per design (the preset's
+ * psc_design), for the guest's walk and, nested, the host's:
+ *   walk_start   the level a walk starts at, below what the design holds for va; *known:
+ *                that table's address came from the cache (nested: no translation)
+ *   entry_hit    the level-l entry at physical pa is served by the cache, not read; a
+ *                filling walk caches a missed entry where the design does so per entry
+ *   walk_done    a walk that succeeded from start: cache what the design caches per walk
+ *   host_start, host_entry_hit   the same for a host walk translating gpa
+ *   inval        drop guest entries (upper_inval()'s arguments)
+ * The hit counters are the design's own: psc_hits and npsc_hits the split design's,
+ * l2_pde_hits, pdc_hits and npdc_hits the PDC design's.
+ */
+struct upper_design {
+	int (*walk_start)(struct wm_model *m, struct wm_space_stats *st, uint64_t va,
+			  const struct wm_path *path, bool *known);
+	bool (*entry_hit)(struct wm_model *m, struct wm_space_stats *st,
+			  const struct wm_path *path, int l, uint64_t pa, bool fill);
+	void (*walk_done)(struct wm_model *m, uint64_t va, const struct wm_path *path, int start);
+	int (*host_start)(struct wm_model *m, struct wm_space_stats *st, uint64_t gpa);
+	bool (*host_entry_hit)(struct wm_model *m, struct wm_space_stats *st, int l,
+			       uint64_t gpa, uint64_t pa, bool fill);
+	void (*inval)(struct wm_model *m, bool all_pcids, uint16_t pcid, bool one_va,
+		      uint64_t va, const struct wm_path *path);
+};
+
+/* Split design (Intel): a cache per level keyed by the linear-address bits above it; the
+ * walk starts below the deepest hit and fills every level it read above the leaf. */
+static int split_walk_start(struct wm_model *m, struct wm_space_stats *st, uint64_t va,
+			    const struct wm_path *path, bool *known)
+{
+	for (int l = path->leaf + 1; l <= path->levels; l++) {
+		if (psc_find(m, &m->psc[l], psc_key(va, l, path->levels), m->pcid, path->levels)) {
+			st->psc_hits[l]++;
+			*known = true;
+			return l - 1;
+		}
+	}
+	return path->levels;
+}
+
+static bool split_entry_hit(struct wm_model *m, struct wm_space_stats *st,
+			    const struct wm_path *path, int l, uint64_t pa, bool fill)
+{
+	(void)m, (void)st, (void)path, (void)l, (void)pa, (void)fill;
+	return false;
+}
+
+static void split_walk_done(struct wm_model *m, uint64_t va, const struct wm_path *path,
+			    int start)
+{
+	for (int l = start; l > path->leaf; l--)
+		psc_fill(m, &m->psc[l], psc_key(va, l, path->levels), m->pcid, path->levels, false);
+}
+
+static int split_host_start(struct wm_model *m, struct wm_space_stats *st, uint64_t gpa)
+{
+	int h = m->p->host_levels;
+
+	for (int l = WM_PDE; l <= h; l++) {
+		if (psc_find(m, &m->npsc[l], psc_key(gpa, l, h), 0, h)) {
+			st->npsc_hits[l]++;
+			return l - 1;
+		}
+	}
+	return h;
+}
+
+static bool split_host_entry_hit(struct wm_model *m, struct wm_space_stats *st, int l,
+				 uint64_t gpa, uint64_t pa, bool fill)
+{
+	int h = m->p->host_levels;
+
+	(void)st, (void)pa;
+	if (fill && l > WM_PTE)
+		psc_fill(m, &m->npsc[l], psc_key(gpa, l, h), 0, h, true);
+	return false;
+}
+
+/*
+ * Invalidation, split design: the entries of the PCID(s), or those that would translate
+ * va (allowed: a processor may always invalidate more).
+ */
+static void split_inval(struct wm_model *m, bool all_pcids, uint16_t pcid, bool one_va,
+			uint64_t va, const struct wm_path *path)
+{
+	(void)path;
+	for (int l = WM_PDE; l <= WM_PML5E; l++) {
+		struct psc *c = &m->psc[l];
+
+		for (unsigned int i = 0; i < c->n; i++) {
+			struct psc_ent *e = &c->e[i];
+
+			if (e->key == TAG_NONE || (!all_pcids && e->pcid != pcid))
+				continue;
+			if (one_va && e->key != psc_key(va, l, e->levels))
+				continue;
+			*e = (struct psc_ent){ .key = TAG_NONE };
+		}
+	}
+}
+
+/* PDC design (AMD): PDEs in the L2 TLB, and the entries above them in the page directory
+ * cache, looked up one by one by physical address as the walk reads down. */
+static int pdc_walk_start(struct wm_model *m, struct wm_space_stats *st, uint64_t va,
+			  const struct wm_path *path, bool *known)
+{
+	if (path->leaf < WM_PDE && tlb_find(m, m->l2[WM_4K], tlb_tag(K_PDE, va)) >= 0) {
+		st->l2_pde_hits++;
+		*known = true;
+		return WM_PTE;
+	}
+	return path->levels;
+}
+
+static bool pdc_entry_hit(struct wm_model *m, struct wm_space_stats *st,
+			  const struct wm_path *path, int l, uint64_t pa, bool fill)
+{
+	if (l <= WM_PDE || l <= path->leaf)
+		return false;
+	if (pdc_find(m, pa)) {
+		st->pdc_hits[l]++;
+		return true;
+	}
+	if (fill)
+		pdc_fill(m, pa, false);
+	return false;
+}
+
+static void pdc_walk_done(struct wm_model *m, uint64_t va, const struct wm_path *path,
+			  int start)
+{
+	if (path->leaf < WM_PDE && start >= WM_PDE)
+		tlb_fill(m, m->l2[WM_4K], tlb_tag(K_PDE, va), 0, false, WM_4K);
+}
+
+static int pdc_host_start(struct wm_model *m, struct wm_space_stats *st, uint64_t gpa)
+{
+	(void)st, (void)gpa;
+	return m->p->host_levels;
+}
+
+static bool pdc_host_entry_hit(struct wm_model *m, struct wm_space_stats *st, int l,
+			       uint64_t gpa, uint64_t pa, bool fill)
+{
+	(void)gpa;
+	if (l == WM_PTE)
+		return false;
+	if (pdc_find(m, pa)) {
+		st->npdc_hits[l]++;
+		return true;
+	}
+	if (fill)
+		pdc_fill(m, pa, true);
+	return false;
+}
+
+/*
+ * Invalidation, PDC design: the PDEs the L2 TLB holds for the PCID(s) or va, and the PDC's
+ * guest entries, all of them or, for one va with a known path, those on that path.
+ * Host-table entries stay.
+ */
+static void pdc_inval(struct wm_model *m, bool all_pcids, uint16_t pcid, bool one_va,
+		      uint64_t va, const struct wm_path *path)
+{
+	struct tlb *l2 = &m->l2_store[WM_4K];
+	size_t n = (size_t)l2->sets * l2->ways;
+
+	for (size_t i = 0; i < n && l2->used; i++) {
+		if (l2->tag[i] == TAG_NONE || (l2->tag[i] >> KIND_SHIFT) != K_PDE)
+			continue;
+		if ((!all_pcids && l2->e[i].pcid != pcid) ||
+		    (one_va && l2->tag[i] != tlb_tag(K_PDE, va)))
+			continue;
+		tlb_drop(l2, i);
+	}
+	for (unsigned int i = 0; i < m->pdc.n; i++) {
+		struct psc_ent *e = &m->pdc.e[i];
+		bool on_path = !one_va || !path;
+
+		if (e->key == TAG_NONE || e->host)
+			continue;
+		for (int l = WM_PDPTE; !on_path && path && l <= path->levels; l++)
+			on_path = l > path->leaf &&
+				  e->key == (m->p->host_levels ? host_pa(path->entry_pa[l]) :
+					     path->entry_pa[l]);
+		if (on_path)
+			*e = (struct psc_ent){ .key = TAG_NONE };
+	}
+	m->last_t = NULL;
+}
+
+static const struct upper_design split_design = {
+	split_walk_start, split_entry_hit, split_walk_done,
+	split_host_start, split_host_entry_hit, split_inval,
+};
+
+static const struct upper_design pdc_design = {
+	pdc_walk_start, pdc_entry_hit, pdc_walk_done,
+	pdc_host_start, pdc_host_entry_hit, pdc_inval,
+};
+
+static const struct upper_design *upper_design_for(enum wm_psc_design design)
+{
+	return design == WM_PSC_PDC ? &pdc_design : &split_design;
+}
+
+/*
  * Nested paging: make guest-physical address gpa host-physical, as the hardware does for
  * every guest page-table entry and for the data. The nested TLB first; on a miss a host
  * walk of host_levels levels to a 4K leaf, skipping what the host-side caches hold.
@@ -522,8 +734,6 @@ static inline uint64_t host_entry_pa(uint64_t gpa, int level)
 static uint64_t nested_translate(struct wm_model *m, struct wm_space_stats *st, uint64_t gpa,
 				 bool fill)
 {
-	int h = m->p->host_levels, start = h;
-	bool pdc = m->p->psc_design == WM_PSC_PDC;
 	uint64_t tag = gpa >> 12;
 
 	if (tlb_find(m, &m->ntlb, tag) >= 0) {
@@ -531,27 +741,11 @@ static uint64_t nested_translate(struct wm_model *m, struct wm_space_stats *st, 
 		return host_pa(gpa);
 	}
 	st->nested_walks++;
-	for (int l = WM_PDE; !pdc && l <= h; l++) {
-		if (psc_find(m, &m->npsc[l], psc_key(gpa, l, h), 0, h)) {
-			st->npsc_hits[l]++;
-			start = l - 1;
-			break;
-		}
-	}
-	for (int l = start; l >= WM_PTE; l--) {
+	for (int l = m->d->host_start(m, st, gpa); l >= WM_PTE; l--) {
 		uint64_t pa = host_entry_pa(gpa, l);
 
-		if (pdc && l > WM_PTE && pdc_find(m, pa)) {
-			st->npsc_hits[l]++;
-			continue;
-		}
-		st->nrefs[l][mem_ref(m, pa)]++;
-		if (!fill || l == WM_PTE)
-			continue;
-		if (pdc)
-			pdc_fill(m, pa, true);
-		else
-			psc_fill(m, &m->npsc[l], psc_key(gpa, l, h), 0, h, true);
+		if (!m->d->host_entry_hit(m, st, l, gpa, pa, fill))
+			st->nrefs[l][mem_ref(m, pa)]++;
 	}
 	if (fill)
 		tlb_fill(m, &m->ntlb, tag, host_pa(gpa), true, WM_4K);
@@ -572,53 +766,26 @@ static inline uint64_t entry_pa(struct wm_model *m, struct wm_space_stats *st,
 }
 
 /*
- * The reads of one walk for va along path. Finds where the walk starts: below the deepest
- * PSC hit (split design), or at the PTE when the L2 TLB holds va's PDE (PDC design), else
- * at the root. Every entry from there to the leaf is read (a reference to the cache
- * hierarchy at its physical address) unless, PDC design, the PDC holds it. With fill
- * (a walk that succeeds) the caches of the levels read are filled; a faulting walk fills
- * nothing. Nested, each guest entry's guest-physical address is translated first.
- * Returns the level the walk started at.
+ * The reads of one walk for va along path: from where the design lets it start to the
+ * leaf, every entry the design does not serve is read (a reference to the cache hierarchy
+ * at its physical address). With fill (a walk that succeeds) the design caches what it
+ * caches; a faulting walk fills nothing. Nested, each guest entry's guest-physical address
+ * is translated first. Returns the level the walk started at.
  */
 static int walk_reads(struct wm_model *m, struct wm_space_stats *st, uint64_t va,
 		      const struct wm_path *path, bool fill)
 {
-	int levels = path->levels, leaf = path->leaf, start = levels;
-	bool pdc = m->p->psc_design == WM_PSC_PDC, known = false;
+	bool known = false;
+	int start = m->d->walk_start(m, st, va, path, &known);
 
-	if (!pdc) {
-		for (int l = leaf + 1; l <= levels; l++) {
-			if (psc_find(m, &m->psc[l], psc_key(va, l, levels), m->pcid, levels)) {
-				st->psc_hits[l]++;
-				start = l - 1;
-				known = true;
-				break;
-			}
-		}
-	} else if (leaf < WM_PDE && tlb_find(m, m->l2[WM_4K], tlb_tag(K_PDE, va)) >= 0) {
-		st->psc_hits[WM_PDE]++;
-		start = WM_PTE;
-		known = true;
-	}
-	for (int l = start; l >= leaf; l--) {
+	for (int l = start; l >= path->leaf; l--) {
 		uint64_t pa = entry_pa(m, st, path, l, known && l == start, fill);
 
-		if (pdc && l > WM_PDE && l > leaf && pdc_find(m, pa)) {
-			st->pdc_hits[l]++;
-			continue;
-		}
-		st->refs[l][mem_ref(m, pa)]++;
-		if (fill && pdc && l > WM_PDE && l > leaf)
-			pdc_fill(m, pa, false);
+		if (!m->d->entry_hit(m, st, path, l, pa, fill))
+			st->refs[l][mem_ref(m, pa)]++;
 	}
-	if (!fill)
-		return start;
-	if (!pdc) {
-		for (int l = start; l > leaf; l--)
-			psc_fill(m, &m->psc[l], psc_key(va, l, levels), m->pcid, levels, false);
-	} else if (leaf < WM_PDE && start >= WM_PDE) {
-		tlb_fill(m, m->l2[WM_4K], tlb_tag(K_PDE, va), 0, false, WM_4K);
-	}
+	if (fill)
+		m->d->walk_done(m, va, path, start);
 	return start;
 }
 
@@ -839,46 +1006,7 @@ static void tlb_inval(struct wm_model *m, const struct inval *iv)
 static void upper_inval(struct wm_model *m, bool all_pcids, uint16_t pcid, bool one_va,
 			uint64_t va, const struct wm_path *path)
 {
-	struct tlb *l2 = &m->l2_store[WM_4K];
-	size_t n = (size_t)l2->sets * l2->ways;
-
-	for (int l = WM_PDE; l <= WM_PML5E; l++) {
-		struct psc *c = &m->psc[l];
-
-		for (unsigned int i = 0; i < c->n; i++) {
-			struct psc_ent *e = &c->e[i];
-
-			if (e->key == TAG_NONE || (!all_pcids && e->pcid != pcid))
-				continue;
-			if (one_va && e->key != psc_key(va, l, e->levels))
-				continue;
-			*e = (struct psc_ent){ .key = TAG_NONE };
-		}
-	}
-	if (m->p->psc_design != WM_PSC_PDC)
-		return;
-	for (size_t i = 0; i < n && l2->used; i++) {
-		if (l2->tag[i] == TAG_NONE || (l2->tag[i] >> KIND_SHIFT) != K_PDE)
-			continue;
-		if ((!all_pcids && l2->e[i].pcid != pcid) ||
-		    (one_va && l2->tag[i] != tlb_tag(K_PDE, va)))
-			continue;
-		tlb_drop(l2, i);
-	}
-	for (unsigned int i = 0; i < m->pdc.n; i++) {
-		struct psc_ent *e = &m->pdc.e[i];
-		bool on_path = !one_va || !path;
-
-		if (e->key == TAG_NONE || e->host)
-			continue;
-		for (int l = WM_PDPTE; !on_path && path && l <= path->levels; l++)
-			on_path = l > path->leaf &&
-				  e->key == (m->p->host_levels ? host_pa(path->entry_pa[l]) :
-					     path->entry_pa[l]);
-		if (on_path)
-			*e = (struct psc_ent){ .key = TAG_NONE };
-	}
-	m->last_t = NULL;
+	m->d->inval(m, all_pcids, pcid, one_va, va, path);
 }
 
 /*
@@ -1023,9 +1151,7 @@ struct wm_band wm_walk_cycles(const struct wm_model *m, enum wm_space sp)
 			b.lo += n * m->p->ref_latency[w].lo;
 			b.hi += n * m->p->ref_latency[w].hi;
 		}
-		hits += st->pdc_hits[l];
-		if (m->p->psc_design == WM_PSC_PDC)
-			hits += st->npsc_hits[l];
+		hits += st->pdc_hits[l] + st->npdc_hits[l];	/* 0 in the split design */
 	}
 	b.lo += (double)hits * m->p->pdc_hit.lo;
 	b.hi += (double)hits * m->p->pdc_hit.hi;

@@ -122,22 +122,26 @@ struct wm_space_stats {
 	uint64_t l2_tlb_misses;		/* = walks started */
 	uint64_t walks_failed;		/* walker found no root or a non-present entry */
 	uint64_t stale_refills;		/* TLB hit whose physical page had changed: re-walked */
-	/* Entry reads of all walks, by level and where they were served; a PSC hit means
-	 * the walk skipped the levels above the cached entry: psc_hits[L] counts walks whose
-	 * deepest PSC hit was at level L. */
+	/* Entry reads of all walks, by level and where they were served. Each hit counter
+	 * belongs to one design. WM_PSC_SPLIT: psc_hits[L], walks whose deepest PSC hit was
+	 * at level L (they skipped the levels above it). WM_PSC_PDC: l2_pde_hits, walks that
+	 * started at the PTE because the L2 TLB held their PDE; pdc_hits[L], level-L entries
+	 * the PDC held (not read). */
 	uint64_t refs[WM_NLEVELS][WM_NWHERE];
 	uint64_t psc_hits[WM_NLEVELS];
 	uint64_t data_at[WM_NWHERE];	/* the accesses themselves, by where they hit */
-	/* Added for the second version of the model: */
-	uint64_t pdc_hits[WM_NLEVELS];	/* WM_PSC_PDC: lookups that found the entry */
+	uint64_t pdc_hits[WM_NLEVELS];
+	uint64_t l2_pde_hits;
 	uint64_t faults;		/* page faults applied (wm_page_fault) */
 	uint64_t fault_walks;		/* their faulting walks (also in l2_tlb_misses and
 					 * walks_failed) */
 	/* Nested paging: the host walks that translate the guest's page-table and data
-	 * addresses. nrefs: host entries read; npsc_hits: WM_PSC_SPLIT, host walks whose
-	 * deepest host-PSC hit was at L; WM_PSC_PDC, host entries found in the PDC. */
+	 * addresses. nrefs: host entries read; npsc_hits[L] (WM_PSC_SPLIT): host walks whose
+	 * deepest host-PSC hit was at L; npdc_hits[L] (WM_PSC_PDC): host level-L entries the
+	 * PDC held. */
 	uint64_t nrefs[WM_NLEVELS][WM_NWHERE];
 	uint64_t npsc_hits[WM_NLEVELS];
+	uint64_t npdc_hits[WM_NLEVELS];
 	uint64_t ntlb_hits, nested_walks;
 };
 

@@ -462,6 +462,7 @@ static void write_csv(FILE *f)
 			ROW("fault_walks", "%" PRIu64, ss->fault_walks);
 			ROW("nested_walks", "%" PRIu64, ss->nested_walks);
 			ROW("ntlb_hits", "%" PRIu64, ss->ntlb_hits);
+			ROW("l2_pde_hits", "%" PRIu64, ss->l2_pde_hits);
 #undef ROW
 			for (p = 0; p < WM_NPAGES; p++)
 				fprintf(f, "%s,%s,accesses_%s,%" PRIu64 "\n", name, space_name[s],
@@ -472,10 +473,12 @@ static void write_csv(FILE *f)
 			for (l = WM_PTE; l < WM_NLEVELS; l++) {
 				if (l > WM_PTE)
 					fprintf(f, "%s,%s,psc_hits_%s,%" PRIu64 "\n%s,%s,pdc_hits_%s,%"
-						PRIu64 "\n%s,%s,npsc_hits_%s,%" PRIu64 "\n", name,
+						PRIu64 "\n%s,%s,npsc_hits_%s,%" PRIu64 "\n%s,%s,"
+						"npdc_hits_%s,%" PRIu64 "\n", name,
 						space_name[s], level_name[l], ss->psc_hits[l], name,
 						space_name[s], level_name[l], ss->pdc_hits[l], name,
-						space_name[s], level_name[l], ss->npsc_hits[l]);
+						space_name[s], level_name[l], ss->npsc_hits[l], name,
+						space_name[s], level_name[l], ss->npdc_hits[l]);
 				for (w = 0; w < WM_NWHERE; w++)
 					fprintf(f, "%s,%s,refs_%s_%s,%" PRIu64 "\n%s,%s,nrefs_%s_%s,%"
 						PRIu64 "\n", name, space_name[s], level_name[l],

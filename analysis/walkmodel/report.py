@@ -261,7 +261,7 @@ def write_csv(out, data):
     cols = ["workload", "paging", "preset", "space", "instructions", "accesses", "walks",
             "walk_refs", "walk_cycles_lo", "walk_cycles_hi", "data_cycles_lo", "data_cycles_hi",
             "l2_hit_cycles_lo", "l2_hit_cycles_hi", "stale_refills", "walks_failed", "faults",
-            "fault_walks", "nested_walks", "ntlb_hits", "host_walk_refs"]
+            "fault_walks", "nested_walks", "ntlb_hits", "host_walk_refs", "l2_pde_hits"]
     cols += [f"accesses_{p}" for p in PAGES] + [f"refs_{lv}" for lv in LEVELS]
     cols += [f"refs_at_{w}" for w in WHERE] + [f"psc_hits_{lv}" for lv in LEVELS[:-1]]
     cols += [f"pdc_hits_{lv}" for lv in LEVELS[:-2]]
@@ -279,7 +279,7 @@ def write_csv(out, data):
                             int(m["l2_hit_cycles_lo"]), int(m["l2_hit_cycles_hi"]),
                             int(m["stale_refills"]), int(m["walks_failed"]), int(m["faults"]),
                             int(m["fault_walks"]), int(m["nested_walks"]), int(m["ntlb_hits"]),
-                            int(refs(m, prefix="nrefs"))]
+                            int(refs(m, prefix="nrefs")), int(m.get("l2_pde_hits", 0))]
                            + [int(m.get(f"accesses_{p}", 0)) for p in PAGES]
                            + [int(refs(m, level=lv)) for lv in LEVELS]
                            + [int(refs(m, where=x)) for x in WHERE]

@@ -1186,7 +1186,8 @@ static void test_pdc(void)
 	EQ("refs[PTE][L1]", s->refs[WM_PTE][WM_AT_L1], 56);
 	for (int l = WM_PDE; l <= WM_PML5E; l++)
 		EQ("refs[upper][MEM]", s->refs[l][WM_AT_MEM], 1);
-	EQ("L2-TLB PDE hits (psc_hits[PDE])", s->psc_hits[WM_PDE], 63);
+	EQ("L2-TLB PDE hits", s->l2_pde_hits, 63);
+	EQ("the split design's counter untouched", s->psc_hits[WM_PDE], 0);
 	for (int l = WM_PDPTE; l <= WM_PML5E; l++)
 		EQ("no PDC hit", s->pdc_hits[l], 0);
 	wm_model_free(m);
@@ -1219,7 +1220,7 @@ static void test_pdc(void)
 	EQ("pdc_hits[PML5E]", s->pdc_hits[WM_PML5E], 2);
 	EQ("pdc_hits[PML4E]", s->pdc_hits[WM_PML4E], 2);
 	EQ("pdc_hits[PDPTE]", s->pdc_hits[WM_PDPTE], 1);
-	EQ("no L2-TLB PDE hit", s->psc_hits[WM_PDE], 0);
+	EQ("no L2-TLB PDE hit", s->l2_pde_hits, 0);
 	wm_model_free(m);
 	end("zen4: the PDC is looked up level by level, each hit saves that level's read");
 
@@ -1269,7 +1270,7 @@ static void test_pdc(void)
 		acc(m, &t, BASE + MB2 + 0x800);
 		acc(m, &t, BASE + 2 * PG + 0x800);
 		EQ("reads", refs_total(m), ways == 2 ? 10 : 9);
-		EQ("L2-TLB PDE hits", s->psc_hits[WM_PDE], ways == 2 ? 1 : 2);
+		EQ("L2-TLB PDE hits", s->l2_pde_hits, ways == 2 ? 1 : 2);
 		EQ("PDC hits at PDPTE", s->pdc_hits[WM_PDPTE], ways == 2 ? 2 : 1);
 		wm_model_free(m);
 	}
@@ -1452,12 +1453,14 @@ static void test_nested(void)
 	t = (struct pt){ .levels = 4 };
 	nacc(m, &t, BASE + 0x800);
 	EQ("P0 cold", refs_total(m) + nrefs_total(m), 20);
-	EQ("P0: host PML4E found in the PDC", ust(m)->npsc_hits[WM_PML4E], 4);
+	EQ("P0: host PML4E found in the PDC", ust(m)->npdc_hits[WM_PML4E], 4);
 	nacc(m, &t, BASE + PG + 0x800);
 	EQ("P1", refs_total(m) + nrefs_total(m), 22);
-	EQ("L2-TLB PDE hit", ust(m)->psc_hits[WM_PDE], 1);
-	EQ("host entries found in the PDC", ust(m)->npsc_hits[WM_PML4E] +
-	   ust(m)->npsc_hits[WM_PDPTE] + ust(m)->npsc_hits[WM_PDE], 7);
+	EQ("L2-TLB PDE hit", ust(m)->l2_pde_hits, 1);
+	EQ("host entries found in the PDC", ust(m)->npdc_hits[WM_PML4E] +
+	   ust(m)->npdc_hits[WM_PDPTE] + ust(m)->npdc_hits[WM_PDE], 7);
+	EQ("the split design's host counters untouched", ust(m)->npsc_hits[WM_PML4E] +
+	   ust(m)->npsc_hits[WM_PDPTE] + ust(m)->npsc_hits[WM_PDE], 0);
 	wm_write_cr3(m, 0, false);
 	nacc(m, &t, BASE + 3 * PG + 0x800);
 	EQ("P3 after a CR3 write", refs_total(m) + nrefs_total(m), 27);

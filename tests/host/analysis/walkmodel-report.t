@@ -27,8 +27,8 @@ path, insns, kv = sys.argv[1], int(sys.argv[2]), dict(a.split("=") for a in sys.
 metrics = ["accesses", "l1_dtlb_misses", "walks", "walks_failed", "stale_refills",
            "walk_cycles_lo", "walk_cycles_hi", "data_cycles_lo", "data_cycles_hi",
            "l2_hit_cycles_lo", "l2_hit_cycles_hi", "faults", "fault_walks", "nested_walks",
-           "ntlb_hits"]
-metrics += [f"{k}_{l}" for k in ("psc_hits", "pdc_hits", "npsc_hits")
+           "ntlb_hits", "l2_pde_hits"]
+metrics += [f"{k}_{l}" for k in ("psc_hits", "pdc_hits", "npsc_hits", "npdc_hits")
             for l in ("PDE", "PDPTE", "PML4E", "PML5E")]
 metrics += [f"{k}_{l}_{w}" for k in ("refs", "nrefs") for l in ("PTE", "PDE", "PDPTE", "PML4E", "PML5E")
             for w in ("L1", "L2", "L3", "mem")]
