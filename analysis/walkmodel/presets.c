@@ -12,6 +12,8 @@
  *   nopsc       Zen 4's TLBs and caches with no upper-level cache at all: every walk reads
  *               every level (a bound, not a real core).
  *   zen4-noinval  zen4 without the page-fault invalidation (see fault_invalidates below).
+ *   zen4-16x192   zen4 with its L2 DTLB organised as 16 x 192 instead of 128 x 24: the
+ *               sensitivity of a result to the assumed set indexing.
  *   zen4-npt4, zen4-npt5, goldencove-ept4, goldencove-ept5
  *               the same cores running a virtual machine whose memory the host maps with
  *               4- or 5-level nested tables (AMD NPT, Intel EPT): two-dimensional walks.
@@ -108,7 +110,6 @@
 #define ZEN4_CPU "AMD Zen 4 (Ryzen 7000, EPYC 9004)"
 #define ZEN4_COMMON \
 	.l1_dtlb = { [WM_4K] = { 1, 72 }, [WM_2M] = { 1, 72 }, [WM_1G] = { 1, 72 } }, \
-	.l2_tlb = { [WM_4K] = { 128, 24 } }, \
 	.l2_tlb_unified = true, \
 	.l2_tlb_smash_1g = true, \
 	.l1d = { 32, 8 }, \
@@ -122,6 +123,9 @@
 	}, \
 	.l2_tlb_hit = { 7, 8 }, /* ASSUMPTION: ChampSim STLB latency, see the top */ \
 	.clock_ghz = 5.0
+
+/* The L2 DTLB's 3072 entries as 128 sets x 24 ways (an ASSUMPTION, see above). */
+#define ZEN4_L2_TLB .l2_tlb = { [WM_4K] = { 128, 24 } }
 
 /* AMD's design: PDEs in the L2 DTLB, a 64-entry PDC looked up level by level. */
 #define ZEN4_PDC \
@@ -138,6 +142,7 @@ static const struct wm_preset zen4 = {
 	.name = "zen4",
 	.source = ZEN4_SOURCE,
 	ZEN4_COMMON,
+	ZEN4_L2_TLB,
 	ZEN4_PDC,
 	.fault_invalidates = true,	/* ASSUMPTION, see the top */
 };
@@ -148,8 +153,27 @@ static const struct wm_preset zen4_noinval = {
 	.source = ZEN4_SOURCE "; zen4-noinval: a page fault invalidates nothing (the other "
 		  "end of the assumption about faults)",
 	ZEN4_COMMON,
+	ZEN4_L2_TLB,
 	ZEN4_PDC,
 	.fault_invalidates = false,
+};
+
+/*
+ * zen4 with the same 3072 L2 DTLB entries organised as 16 sets x 192 ways: how much of
+ * a result hangs on the assumed set indexing. With 128 sets a set is picked by VA[18:12]
+ * for a page and VA[27:21] for a PDE, so regions k << 48 apart put their entries for the
+ * same offset in one set of 24 ways; 16 sets of 192 take eight times as many before they
+ * conflict. A sensitivity run, not a core.
+ */
+static const struct wm_preset zen4_16x192 = {
+	.cpu = ZEN4_CPU,
+	.name = "zen4-16x192",
+	.source = ZEN4_SOURCE "; zen4-16x192: the L2 DTLB as 16 sets x 192 ways instead of "
+		  "128 x 24 (the set indexing's sensitivity, not a core)",
+	ZEN4_COMMON,
+	.l2_tlb = { [WM_4K] = { 16, 192 } },
+	ZEN4_PDC,
+	.fault_invalidates = true,
 };
 
 static const struct wm_preset splitpsc = {
@@ -158,6 +182,7 @@ static const struct wm_preset splitpsc = {
 		  "paging-structure caches (SDM Vol. 3A §4.10.3), not a real core; "
 		  CHAMPSIM_PSC,
 	ZEN4_COMMON,
+	ZEN4_L2_TLB,
 	.cpu = "Zen 4 TLBs and caches, Intel-style split PSCs (not a real core)",
 	.psc_design = WM_PSC_SPLIT,
 	.psc_entries = CHAMPSIM_PSC_SIZES,
@@ -169,6 +194,7 @@ static const struct wm_preset nopsc = {
 	.source = ZEN4_SOURCE "; nopsc: Zen 4's TLBs and caches with no cache of upper-level "
 		  "entries at all (a bound, not a real core)",
 	ZEN4_COMMON,
+	ZEN4_L2_TLB,
 	.cpu = "Zen 4 TLBs and caches, no upper-level caches (a bound)",
 	.psc_design = WM_PSC_SPLIT,
 	.fault_invalidates = true,
@@ -239,7 +265,7 @@ static const struct wm_preset zen4_npt4 = {
 	.cpu = ZEN4_CPU,
 	.name = "zen4-npt4",
 	.source = ZEN4_SOURCE NESTED_SOURCE,
-	ZEN4_COMMON, ZEN4_PDC, NESTED(4),
+	ZEN4_COMMON, ZEN4_L2_TLB, ZEN4_PDC, NESTED(4),
 	.fault_invalidates = true,
 };
 
@@ -247,7 +273,7 @@ static const struct wm_preset zen4_npt5 = {
 	.cpu = ZEN4_CPU,
 	.name = "zen4-npt5",
 	.source = ZEN4_SOURCE NESTED_SOURCE,
-	ZEN4_COMMON, ZEN4_PDC, NESTED(5),
+	ZEN4_COMMON, ZEN4_L2_TLB, ZEN4_PDC, NESTED(5),
 	.fault_invalidates = true,
 };
 
@@ -264,7 +290,7 @@ static const struct wm_preset goldencove_ept5 = {
 };
 
 const struct wm_preset *const wm_presets[] = {
-	&zen4, &goldencove, &splitpsc, &nopsc, &zen4_noinval,
+	&zen4, &goldencove, &splitpsc, &nopsc, &zen4_noinval, &zen4_16x192,
 	&zen4_npt4, &zen4_npt5, &goldencove_ept4, &goldencove_ept5, NULL,
 };
 

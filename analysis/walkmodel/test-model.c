@@ -1506,6 +1506,46 @@ static void bench(const struct wm_preset *p, uint64_t n, uint64_t span, int run,
 	wm_model_free(m);
 }
 
+/* ---- set indexing: the same L2 DTLB entries, two organisations --------------------- */
+
+/*
+ * zen4 (128 sets x 24 ways) against zen4-16x192 (16 x 192), on 32 regions 256 TiB apart
+ * (k << 48, k = 0..31), 5-level walks of 4K pages.
+ * Pass 1 touches page BASE of each region: 32 walks, each filling the L2 DTLB with the
+ * region's PDE (tag VA >> 21) and its 4K page (VA >> 12). The set index takes the tag's low
+ * bits, which are the same in every region: with 128 sets both go to set 0 (0x40000 & 127
+ * and 0x200 & 127), which keeps the last 24 of the 64: PDE and page of regions 20..31.
+ * Pass 2 touches page BASE + 4K of each region: a new page (L1 and L2 miss), whose walk
+ * looks its region's PDE up in set 0. In region order under LRU each fill evicts an entry
+ * a later lookup needed: the 32 lookups all miss, l2_pde_hits = 0. With 16 sets, set 0
+ * (0x40000 & 15, 0x200 & 15) has 192 ways and keeps all 64: the 32 lookups all hit.
+ */
+static void test_set_indexing(void)
+{
+	static const char *const preset[] = { "zen4", "zen4-16x192" };
+	static const uint64_t want[] = { 0, 32 };
+
+	for (int i = 0; i < 2; i++) {
+		struct pt t = { .levels = 5, .leaf = 1, .present = true };
+		struct wm_model *m = new_model(wm_preset_find(preset[i]));
+		const struct wm_space_stats *s = ust(m);
+		uint64_t before;
+
+		begin();
+		for (uint64_t k = 0; k < 32; k++)
+			acc(m, &t, k << 48 | BASE);
+		before = s->l2_pde_hits;
+		for (uint64_t k = 0; k < 32; k++)
+			acc(m, &t, (k << 48 | BASE) + PG);
+		EQ("pass 1: 32 walks, no PDE in the L2 DTLB yet", before, 0);
+		EQ("pass 2: 32 more walks", s->l2_tlb_misses, 64);
+		EQ("pass 2: L2-DTLB PDE hits", s->l2_pde_hits - before, want[i]);
+		end(i ? "set indexing, zen4-16x192: 32 regions' PDEs in one set of 192 (hand-worked)" :
+			"set indexing, zen4: 32 regions' PDEs in one set of 24 (hand-worked)");
+		wm_model_free(m);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--bench")) {
@@ -1540,6 +1580,7 @@ int main(int argc, char **argv)
 	test_fault_stream();
 	test_pdc();
 	test_nested();
+	test_set_indexing();
 
 	printf("1..%d\n", n_tests);
 	return n_failed ? 1 : 0;
