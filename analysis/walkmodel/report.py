@@ -639,6 +639,9 @@ def nested(rep):
                                          [c / r.walks(p) for c in r.cycles(p)], [c / ki for c in r.cycles(p)])
             if ("5", "4") not in cells or ("5", "5") not in cells:
                 continue
+            rep.nested[(name, design)] = {gh: (data[(name, gh[0])], p) for gh, p in
+                                          ((("4", "4"), h4), (("4", "5"), h5), (("5", "4"), h4),
+                                           (("5", "5"), h5)) if gh in cells}
             row = [name, design]
             for gh in (("4", "4"), ("4", "5"), ("5", "4"), ("5", "5")):
                 c = cells.get(gh)
@@ -696,6 +699,70 @@ def nested(rep):
         rows.append([name, f"{g4:.2f}", f"{g4 + (g4 + 1) * 4:.2f}", f"{g5:.2f}", f"{g5 + (g5 + 1) * 5:.2f}"])
     table(w, ["workload", "g, 4-level", "uncached bound, 4 on 4", "g, 5-level", "uncached bound, 5 on 5"],
           rows)
+
+
+# What KVM builds (7.3): on AMD the nested tables have the host's own paging depth
+# (arch/x86/kvm/svm/svm.c:204 get_npt_level(), the forced root level at :5678; upstream
+# 43e540cc9f2c); on Intel 5-level EPT only for a guest whose MAXPHYADDR exceeds 48 bits,
+# whatever the host's paging (arch/x86/kvm/mmu/mmu.c:5977, vmx.c:8774 forces no level;
+# upstream 855feb673640). (design, label, the cell a 4-level guest gets, a 5-level guest's)
+KVM_CONFIGS = [
+    ("zen4", "KVM on AMD, 4-level host", ("4", "4"), ("5", "4")),
+    ("zen4", "KVM on AMD, 5-level host", ("4", "5"), ("5", "5")),
+    ("goldencove", "KVM on Intel, guest MAXPHYADDR at most 48 (either host)", ("4", "4"), ("5", "4")),
+    ("goldencove", "KVM on Intel, guest MAXPHYADDR above 48", ("4", "5"), ("5", "5")),
+]
+# Latencies a PDC lookup is priced at besides the preset's own band: none, and an L2-TLB
+# hit's (ChampSim's 7 cycles): the band (1 to 3) has no source.
+LOOKUP_SWEEP = [0, 7]
+
+
+def priced(run, preset, lookup=None):
+    """Walk cycles per 1000 instructions (lo, hi), the PDC lookups that hit (guest and host
+    entries) at the preset's band, or every one at `lookup` cycles."""
+    m, lat, ki = run.m(preset), run.lat(preset), run.insns / 1000.0
+    if lookup is None:
+        return [c / ki for c in run.cycles(preset)]
+    hits = sum(m.get(f"pdc_hits_{lv}", 0) + m.get(f"npdc_hits_{lv}", 0) for lv in LEVELS)
+    return [(run.cycles(preset)[i] - hits * lat.get(f"latency_pdc_hit_{e}", 0) + hits * lookup) / ki
+            for i, e in enumerate(("lo", "hi"))]
+
+
+def kvm_configs(rep):
+    """The cells KVM really builds, and what the fifth level costs each guest against a
+    4/4 VM, with the PDC lookup's latency swept."""
+    w = rep.w
+    rows = []
+    for (name, design), cells in rep.nested.items():
+        for d, label, c4, c5 in KVM_CONFIGS:
+            if d != design or ("4", "4") not in cells:
+                continue
+            row = [name, label]
+            for gh in (c4, c5):
+                if gh not in cells:
+                    row.append("n/a")
+                    continue
+                extra = []
+                for lookup in [None] + LOOKUP_SWEEP:
+                    a, b = priced(*cells[gh], lookup), priced(*cells[("4", "4")], lookup)
+                    extra.append(band(a[0] - b[0], a[1] - b[1], nd=0))
+                row.append(f"{gh[0]}/{gh[1]}: " + " / ".join(extra))
+            rows.append(row)
+    if not rows:
+        return
+    w("## What KVM builds: the cells a VM gets\n")
+    w("KVM chooses the nested tables' depth, not the guest: on AMD they have the host's own"
+      " depth, so a 5-level host gives even a 4-level guest 5-level tables (7.3's"
+      " arch/x86/kvm/svm/svm.c:204 and :5678, upstream 43e540cc9f2c); on Intel KVM builds"
+      " 5-level EPT only for a guest whose MAXPHYADDR is above 48 bits, whatever the host's"
+      " own paging (arch/x86/kvm/mmu/mmu.c:5977, upstream 855feb673640). Each cell: the"
+      " guest/host levels the guest gets, then its walk cycles per 1000 instructions more"
+      " than a 4-level guest on 4-level nested tables (two boots: the 4-level guest's and the"
+      " 5-level guest's layouts differ), with the PDC lookups that hit priced at the preset's"
+      f" band / at {' / at '.join(str(x) for x in LOOKUP_SWEEP)} cycles each: on AMD's"
+      " design much of the price is that assumed latency. The split design's lookups, beside"
+      " the TLB lookup, are priced at none.\n")
+    table(w, ["workload", "hypervisor and host", "4-level guest", "5-level guest"], rows)
 
 
 def against_amd(rep):
@@ -814,10 +881,11 @@ class Report:
         self.lines = []
         self.w = self.lines.append
         self.summary, self.key = {}, {}
+        self.nested = {}    # (workload, design) -> {(guest, host levels): (run, preset)}
 
 
 SECTIONS = [key_table, per_event, sparse_layouts, region_sweep, level_sweep, control, where_refs,
-            page_sizes, nested, against_amd, hardware, model_cost, assumptions]
+            page_sizes, nested, kvm_configs, against_amd, hardware, model_cost, assumptions]
 
 
 def main():
