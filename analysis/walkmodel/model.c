@@ -634,18 +634,24 @@ static int pdc_walk_start(struct wm_model *m, struct wm_space_stats *st, uint64_
 	return path->levels;
 }
 
-static bool pdc_entry_hit(struct wm_model *m, struct wm_space_stats *st,
-			  const struct wm_path *path, int l, uint64_t pa, bool fill)
+/* Look the entry at pa up in the PDC: a hit counts in *hits; a filling walk's miss caches
+ * it (host: a host-table entry, which guest invalidations leave). */
+static bool pdc_lookup(struct wm_model *m, uint64_t pa, uint64_t *hits, bool fill, bool host)
 {
-	if (l <= WM_PDE || l <= path->leaf)
-		return false;
 	if (pdc_find(m, pa)) {
-		st->pdc_hits[l]++;
+		(*hits)++;
 		return true;
 	}
 	if (fill)
-		pdc_fill(m, pa, false);
+		pdc_fill(m, pa, host);
 	return false;
+}
+
+/* The PDC holds the levels above the PDE (never a walk's leaf). */
+static bool pdc_entry_hit(struct wm_model *m, struct wm_space_stats *st,
+			  const struct wm_path *path, int l, uint64_t pa, bool fill)
+{
+	return l > WM_PDE && l > path->leaf && pdc_lookup(m, pa, &st->pdc_hits[l], fill, false);
 }
 
 static void pdc_walk_done(struct wm_model *m, uint64_t va, const struct wm_path *path,
@@ -661,19 +667,12 @@ static int pdc_host_start(struct wm_model *m, struct wm_space_stats *st, uint64_
 	return m->p->host_levels;
 }
 
+/* Host tables: every level but the PTE (the nested TLB holds the leaf). */
 static bool pdc_host_entry_hit(struct wm_model *m, struct wm_space_stats *st, int l,
 			       uint64_t gpa, uint64_t pa, bool fill)
 {
 	(void)gpa;
-	if (l == WM_PTE)
-		return false;
-	if (pdc_find(m, pa)) {
-		st->npdc_hits[l]++;
-		return true;
-	}
-	if (fill)
-		pdc_fill(m, pa, true);
-	return false;
+	return l != WM_PTE && pdc_lookup(m, pa, &st->npdc_hits[l], fill, true);
 }
 
 /*
