@@ -334,7 +334,8 @@ def key_table(rep):
       " of its loads and walks it overlaps. GUPS has no share: its updates are independent, a core overlaps their"
       " walks, and the model does not model overlap. The last column compares the separate"
       " 4-level boot where both run the same layout (it also holds where the tables happened"
-      " to sit, which moves from boot to boot); the chase over regions 256 TiB apart has"
+      " to sit, which moves from boot to boot: where the matrix boots a cell more than once,"
+      " the range over every pair of boots); the chase over regions 256 TiB apart has"
       " none (4-level paging puts them in one region: the sparse control below compares"
       " like with like).\n")
     rows, key = [], rep.key
@@ -352,10 +353,13 @@ def key_table(rep):
             key[(name, p)] = {"share": sh, "fifth_walk": xw, "pml5e": refs(r5.m(p), level="PML5E") / r5.walks(p),
                               "fifth_ki": [c / ki for c in x]}
             diff = "n/a: layouts differ" if name.startswith("chase-high") else "n/a"
-            if r4 and r4.has(p) and r4.walks(p) and not name.startswith("chase-high"):
-                c4 = [c / r4.walks(p) for c in r4.cycles(p)]
-                c5 = [c / r5.walks(p) for c in r5.cycles(p)]
-                diff = band(c5[0] - c4[0], c5[1] - c4[1])
+            pairs = [(a, b) for a in boots(data, name, "5") for b in boots(data, name, "4")
+                     if a.has(p) and a.walks(p) and b.has(p) and b.walks(p)]
+            if pairs and not name.startswith("chase-high"):
+                # Over every pair of a 5-level and a 4-level boot: the range they span.
+                d = [a.cycles(p)[i] / a.walks(p) - b.cycles(p)[i] / b.walks(p)
+                     for a, b in pairs for i in (0, 1)]
+                diff = band(min(d), max(d)) + (f" ({len(pairs)} boot pairs)" if len(pairs) > 1 else "")
             rows.append([name, p, fmt(r5.walks(p) / ki), fmt(refs(r4.m(p)) / r4.walks(p), 3)
                          if r4 and r4.has(p) and r4.walks(p) else "n/a",
                          fmt(refs(r5.m(p)) / r5.walks(p), 3), fmt(key[(name, p)]["pml5e"], 4),
@@ -883,6 +887,11 @@ def assumptions(rep):
     w("")
 
 
+def boots(data, name, mode):
+    """Every boot of cell (name, mode): NAME's and its repeats NAME@2, NAME@3, ..."""
+    return [r for (n, m), r in sorted(data.items()) if m == mode and (n == name or n.startswith(name + "@"))]
+
+
 class Report:
     """What the sections share: the runs, the presets shown, the lines of walkmodel.md,
     and the figures the summary at its top is made of (summary, key)."""
@@ -892,9 +901,11 @@ class Report:
         self.runs, self.data, self.failed = runs, data, failed
         self.info = read_info(args.logs)
         self.presets = [p for p in PRESETS if any(r.has(p) for r in data.values())]
+        # A cell booted more than once has its further boots named NAME@2, NAME@3 (the
+        # matrix): the tables show NAME; boots() gives them all where boots can differ.
         self.names = []
         for r in runs:
-            if r["name"] not in self.names:
+            if "@" not in r["name"] and r["name"] not in self.names:
                 self.names.append(r["name"])
         self.secs = [int(r["seconds"]) for r in runs if r["status"] == "0"]
         self.lines = []
