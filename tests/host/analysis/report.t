@@ -5,7 +5,7 @@
 # (results.md, the CSV files, the plot data and the plots) must come out byte for byte, and
 # every file it writes must be committed or git-ignored there. A hand edit of a figure, or
 # a report left behind by a change of stats.py, fails here. Reports without records are
-# named as skips: they cannot be checked.
+# named in a comment: they cannot be checked.
 set -uo pipefail
 cd "$(dirname "$0")/../../.." || exit 1
 . tests/lib/tap.sh
@@ -22,7 +22,9 @@ while IFS= read -r md; do
 	dir=${md%/*} rel=${md#analysis/results}
 	rel=${rel%/results.md}
 	if [ ! -d "$dir/records" ]; then
-		skip "$dir regenerates from its records" "no $dir/records/ committed"
+		# Nothing to check, and not a skip: a report made before its run kept records
+		# (analysis/README.md) stays as it is until its next full run.
+		echo "# not checked: $dir has no records/ (made before full runs kept them)"
 		continue
 	fi
 	# The folder's own files: not its records, its README or other reports' folders.
