@@ -127,6 +127,7 @@ struct wm_model {
 	struct tlb *last_t;
 	size_t last_i;
 	struct wm_stats stats;
+	bool strip_pml5e;	/* wm_model_strip_pml5e() */
 };
 
 static inline bool pow2(uint64_t x)
@@ -551,7 +552,8 @@ static int split_walk_start(struct wm_model *m, struct wm_space_stats *st, uint6
 			    const struct wm_path *path, bool *known)
 {
 	for (int l = path->leaf + 1; l <= path->levels; l++) {
-		if (psc_find(m, &m->psc[l], psc_key(va, l, path->levels), m->pcid, path->levels)) {
+		if (psc_find(m, &m->psc[l], psc_key(va, l, path->key_levels), m->pcid,
+			     path->key_levels)) {
 			st->psc_hits[l]++;
 			*known = true;
 			return l - 1;
@@ -571,7 +573,8 @@ static void split_walk_done(struct wm_model *m, uint64_t va, const struct wm_pat
 			    int start)
 {
 	for (int l = start; l > path->leaf; l--)
-		psc_fill(m, &m->psc[l], psc_key(va, l, path->levels), m->pcid, path->levels, false);
+		psc_fill(m, &m->psc[l], psc_key(va, l, path->key_levels), m->pcid,
+			 path->key_levels, false);
 }
 
 static int split_host_start(struct wm_model *m, struct wm_space_stats *st, uint64_t gpa)
@@ -788,9 +791,13 @@ static int walk_reads(struct wm_model *m, struct wm_space_stats *st, uint64_t va
 	return start;
 }
 
-/* Ask the walker; false (counted as a failed walk) when it cannot walk or gives nonsense. */
-static bool get_path(struct wm_space_stats *st, uint64_t va, wm_walker walker, void *ctx,
-		     struct wm_path *path)
+/*
+ * Ask the walker; false (counted as a failed walk) when it cannot walk or gives nonsense.
+ * A model without the PML5E level (wm_model_strip_pml5e) takes a 5-level path from the
+ * PML4E down; a walk that failed at the PML5E fails at the PML4E instead.
+ */
+static bool get_path(struct wm_model *m, struct wm_space_stats *st, uint64_t va,
+		     wm_walker walker, void *ctx, struct wm_path *path)
 {
 	memset(path, 0, sizeof(*path));
 	if (!walker || !walker(ctx, va, path)) {
@@ -798,9 +805,15 @@ static bool get_path(struct wm_space_stats *st, uint64_t va, wm_walker walker, v
 		return false;
 	}
 	if ((path->levels != 4 && path->levels != 5) || path->leaf < WM_PTE ||
-	    path->leaf > WM_PDPTE) {
+	    path->leaf > (path->present ? WM_PDPTE : path->levels)) {
 		st->walks_failed++;	/* a walker bug; nothing sensible to charge */
 		return false;
+	}
+	path->key_levels = path->levels;
+	if (m->strip_pml5e && path->levels == 5) {
+		path->levels = 4;
+		if (path->leaf == WM_PML5E)
+			path->leaf = WM_PML4E;
 	}
 	return true;
 }
@@ -819,7 +832,7 @@ static int walk(struct wm_model *m, struct wm_space_stats *st, uint64_t va, wm_w
 	enum wm_page size;
 	uint64_t base;
 
-	if (!get_path(st, va, walker, ctx, &path))
+	if (!get_path(m, st, va, walker, ctx, &path))
 		return -1;
 	walk_reads(m, st, va, &path, path.present);
 	if (!path.present) {
@@ -1094,8 +1107,8 @@ void wm_flush_global(struct wm_model *m)
 /*
  * A page fault (SDM Vol. 3A §4.10.4.1: "page faults invalidate entries in the TLBs and
  * paging-structure caches ... that would be used for that linear address"). The walk that
- * faulted is charged first, with the caches as they were; its leaf is assumed to be the
- * one the tables hold now (see model.h). It counts as an L1 and L2 TLB miss and a failed
+ * faulted is charged first, with the caches as they were, down to the entry the walker
+ * says was not present (see model.h). It counts as an L1 and L2 TLB miss and a failed
  * walk, and fills nothing.
  */
 void wm_page_fault(struct wm_model *m, uint64_t va, wm_walker walker, void *ctx)
@@ -1107,7 +1120,7 @@ void wm_page_fault(struct wm_model *m, uint64_t va, wm_walker walker, void *ctx)
 	st->fault_walks++;
 	st->l1_dtlb_misses++;
 	st->l2_tlb_misses++;
-	if (!get_path(st, va, walker, ctx, &path))
+	if (!get_path(m, st, va, walker, ctx, &path))
 		return;
 	walk_reads(m, st, va, &path, false);
 	st->walks_failed++;
@@ -1116,6 +1129,11 @@ void wm_page_fault(struct wm_model *m, uint64_t va, wm_walker walker, void *ctx)
 	tlb_inval(m, &(struct inval){ .pcid = m->pcid, .globals = true, .nonglobals = true,
 				      .one_page = true, .va = va });
 	upper_inval(m, false, m->pcid, true, va, &path);
+}
+
+void wm_model_strip_pml5e(struct wm_model *m)
+{
+	m->strip_pml5e = true;
 }
 
 /* ---- statistics ------------------------------------------------------------------ */

@@ -52,11 +52,15 @@ enum wm_space { WM_USER, WM_KERNEL, WM_NSPACES };
 /* What a walk through the guest's tables found for one linear address. */
 struct wm_path {
 	int levels;			/* 4 or 5: the paging mode */
-	int leaf;			/* level of the last entry read: 1 (4K), 2 (2M), 3 (1G) */
+	int leaf;			/* level of the last entry read: 1 (4K), 2 (2M), 3 (1G);
+					 * not present, any level up to `levels` */
 	bool present;			/* false: the entry at `leaf` was not present */
 	bool global;			/* the leaf's G bit */
 	uint64_t entry_pa[WM_NLEVELS];	/* physical address of the entry read at each level */
 	uint64_t page_pa;		/* physical base of the page (valid when present) */
+	/* Set by the model, not the walker: the paging mode linear addresses are tagged
+	 * under (levels, or 5 where the model leaves the PML5E level out). */
+	int key_levels;
 };
 
 /* Fills *path for linear address va; false when it cannot walk at all (no root known). */
@@ -188,15 +192,25 @@ const struct wm_preset *wm_model_preset(const struct wm_model *m);
 /* Added for the second version of the model: */
 /*
  * A page fault on linear address va (the plugin sees the fault's entry, and va when the
- * access is retried). Charges the walk that faulted: the caches as they are, read down to
- * the leaf the tables hold now (the entry that was not present can only have been that
- * one or one above it: an upper bound of one walk's reads). Then, when the preset's
+ * access is retried). Charges the walk that faulted, with the caches as they are, down to
+ * the entry the walker says was not present (the plugin: the first entry on va's path the
+ * handler wrote; a protection fault reads to the leaf). Then, when the preset's
  * fault_invalidates says so, drops the TLB entries for va's page (of the current PCID,
  * and global ones) and the cached upper-level entries the walk for va would use.
  */
 void wm_page_fault(struct wm_model *m, uint64_t va, wm_walker walk, void *ctx);
 /* Cycles of the data accesses themselves at the preset's latencies (data_at). */
 struct wm_band wm_data_cycles(const struct wm_model *m, enum wm_space sp);
+/* Added for the third version of the model: */
+/*
+ * From now on leave the PML5E level out of every 5-level walk: the model neither reads
+ * nor caches PML5Es, walks start at the PML4E the PML5E points to, and what it caches is
+ * still tagged by all 57 bits (no two regions alias). Fed the same stream as a model of
+ * the same preset that keeps the level, the difference is what the fifth level costs
+ * that stream: its own reads and lookups, and the entries its PML5Es crowd out of the
+ * shared caches, within one boot and one layout. 4-level walks are unchanged.
+ */
+void wm_model_strip_pml5e(struct wm_model *m);
 /* Where the model puts the guest's RAM and the host's tables in host-physical memory
  * (nested paging): guest-physical gpa is host-physical gpa + WM_HOST_GUEST_BASE. */
 #define WM_HOST_GUEST_BASE	(1ULL << 40)

@@ -1546,6 +1546,112 @@ static void test_set_indexing(void)
 	}
 }
 
+/* ---- 13: a model without the PML5E level (the fifth level priced in one boot) ------ */
+
+/* 16 walks over 16 new 2M regions of one 1G region, each page touched once. */
+static void region_walks(struct wm_model *m, struct pt *t)
+{
+	for (int i = 0; i < 16; i++)
+		acc(m, t, BASE + i * MB2 + 0x800);
+}
+
+static void test_strip_pml5e(void)
+{
+	struct pt t = { .levels = 5, .leaf = 1, .present = true };
+	struct wm_preset small = *wm_preset_find("zen4");
+	const struct wm_preset *preset[] = { wm_preset_find("zen4"), &small };
+	/* [preset][stripped]: reads, PML5E reads */
+	static const uint64_t want[2][2][2] = { { { 35, 1 }, { 34, 0 } }, { { 80, 16 }, { 34, 0 } } };
+
+	small.pdc_entries = 2;
+	/*
+	 * Each walk finds no PDE in the L2 TLB (a new 2M region) and looks the upper levels up
+	 * in the PDC. zen4's 64 entries: walk 1 reads all 5 and caches PML5E, PML4E, PDPTE;
+	 * walks 2-16 hit all three and read PDE and PTE: 5 + 15 x 2 = 35, one PML5E read.
+	 * Without the PML5E level: 4 + 15 x 2 = 34: the difference is that one read.
+	 * A 2-entry PDC (LRU): the three upper entries of every walk evict one another, so
+	 * every walk misses all three and reads 5: 80, 16 PML5E reads. Without the level, the
+	 * two left fit: 4 + 15 x 2 = 34. The fifth level costs 46 reads, of which 30 are the
+	 * PML4Es and PDPTEs its PML5E crowds out, not its own.
+	 */
+	for (int i = 0; i < 2; i++) {
+		begin();
+		for (int stripped = 0; stripped < 2; stripped++) {
+			struct wm_model *m = new_model(preset[i]);
+
+			if (stripped)
+				wm_model_strip_pml5e(m);
+			region_walks(m, &t);
+			EQ("walks", walks(m), 16);
+			EQ("reads", refs_total(m), want[i][stripped][0]);
+			EQ("PML5E reads", lvl_all(m, WM_PML5E), want[i][stripped][1]);
+			EQ("PML5E PDC hits", ust(m)->pdc_hits[WM_PML5E], stripped ? 0 : 15 * !i);
+			EQ("PML4E PDC hits", ust(m)->pdc_hits[WM_PML4E], i && !stripped ? 0 : 15);
+			wm_model_free(m);
+		}
+		end(i ? "without the PML5E level, zen4 with a 2-entry PDC: 80 reads against 34, "
+			"the crowding priced" :
+			"without the PML5E level, zen4: 35 reads against 34, one PML5E");
+	}
+
+	/*
+	 * The split design tags by all 57 bits even without the level: regions 1 << 48 apart
+	 * share VA[47:0] but not their PSC entries. Two regions, one access each, then a new
+	 * page of each: the second pass hits the PDE cache of each region (1 read each), not
+	 * the other region's. 4-level paging: the model is unchanged (same counts as without
+	 * stripping).
+	 */
+	begin();
+	{
+		struct wm_model *m = new_model(wm_preset_find("splitpsc"));
+
+		wm_model_strip_pml5e(m);
+		acc(m, &t, BASE);
+		acc(m, &t, 1ULL << 48 | BASE);
+		EQ("two cold walks without the PML5E: 4 reads each", refs_total(m), 8);
+		acc(m, &t, BASE + PG);
+		acc(m, &t, (1ULL << 48 | BASE) + PG);
+		EQ("each region's own PDE entry: 1 read each", refs_total(m), 10);
+		EQ("psc_hits[PDE]", ust(m)->psc_hits[WM_PDE], 2);
+		wm_model_free(m);
+
+		t.levels = 4;
+		m = new_model(wm_preset_find("splitpsc"));
+		wm_model_strip_pml5e(m);
+		seq_stream(m, &t, 64);
+		EQ("4-level stream: the test-1 counts less the PML5E", refs_total(m), 67);
+		wm_model_free(m);
+		t.levels = 5;
+	}
+	end("without the PML5E level, splitpsc: tags keep all 57 bits; 4-level walks unchanged");
+
+	/*
+	 * Faulting walks that stop above the PDPTE (the plugin's pre-handler path: the
+	 * PML4E was not present, or the PML5E). 5-level: 2 reads, then 1; without the level,
+	 * 1 and 1 (a walk that failed at the PML5E fails at the PML4E).
+	 */
+	begin();
+	for (int stripped = 0; stripped < 2; stripped++) {
+		struct wm_model *m = new_model(wm_preset_find("splitpsc"));
+
+		if (stripped)
+			wm_model_strip_pml5e(m);
+		t.present = false;
+		t.leaf = WM_PML4E;
+		fault(m, &t, BASE);
+		EQ("non-present PML4E: reads", refs_total(m), stripped ? 1 : 2);
+		t.leaf = WM_PML5E;
+		fault(m, &t, 1ULL << 50);
+		EQ("non-present PML5E: reads", refs_total(m), stripped ? 2 : 3);
+		EQ("fault walks", ust(m)->fault_walks, 2);
+		EQ("failed walks", ust(m)->walks_failed, 2);
+		wm_model_free(m);
+	}
+	t.present = true;
+	t.leaf = WM_PTE;
+	end("faulting walks that stop at the PML4E or PML5E are charged, with and without it");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--bench")) {
@@ -1581,6 +1687,7 @@ int main(int argc, char **argv)
 	test_pdc();
 	test_nested();
 	test_set_indexing();
+	test_strip_pml5e();
 
 	printf("1..%d\n", n_tests);
 	return n_failed ? 1 : 0;
