@@ -7,7 +7,8 @@
  *
  * Arguments (scripts/run-guest --plugin adds ram=, ramsize=, lowmem= and levels=; the kernel's
  * symbols come from analysis/walkmodel/kernel-args):
- *   preset=NAME      a preset of presets.c, or "all"; repeatable
+ *   preset=NAME      a preset of presets.c, or "all"; repeatable. On a 5-level boot each
+ *                    also runs as "NAME-nopml5e", without the PML5E level (add_twins())
  *   sweep=on         also run the sizes of the upper-level caches one at a time, N = 0, 1,
  *                    2, 4, ... 64 entries: splitpsc with N entries at one level ("splitpsc-
  *                    pdeN", "-pdpteN", "-pml4eN", "-pml5eN") or at every level ("-allN"),
@@ -26,10 +27,13 @@
  *  - MOV to CR3/CR4, INVLPG and INVPCID recognised from their bytes at translation time;
  *  - page faults: the fault itself is invisible (QEMU reports an access once it succeeds),
  *    so the plugin marks a fault pending when the guest enters asm_exc_page_fault and
- *    applies it (wm_page_fault: the faulting walk, the SDM's invalidation) at the next
- *    access to the user half, the retried access: the workloads' faults are all on user
- *    addresses, from user mode or from the kernel's user-copy routines. A CR3 write
- *    before that (a context switch) drops the pending fault; the JSON counts both;
+ *    holds back what the handler does from the models until the next access to the user
+ *    half, the retried access (the workloads' faults are all on user addresses, from user
+ *    mode or from the kernel's user-copy routines). Then, in the order the hardware saw
+ *    them: the fault (wm_page_fault: the faulting walk, down to the first entry on the
+ *    address's path the handler wrote, and the SDM's invalidation), the handler's
+ *    accesses and flushes, the retry. A CR3 write before the retry (a context switch)
+ *    drops the pending fault; the JSON counts both;
  *  - the page-table root: API 1 reads no registers, so the plugin reads
  *    cpu_tlbstate.loaded_mm->pgd from the guest's RAM (x86's switch_mm_irqs_off() keeps
  *    it equal to what CR3 holds), and walks the guest's real tables from there. Page sizes
@@ -60,7 +64,7 @@
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = WALKMODEL_QEMU_PLUGIN_VERSION;
 
-#define MAX_MODELS 64
+#define MAX_MODELS 80
 #define KERNEL_IMAGE_BASE 0xffffffff80000000ull	/* __START_KERNEL_map */
 #define KERNEL_IMAGE_END 0xffffffffc0000000ull
 #define LOADED_MM_SWITCHING 1ull		/* arch/x86/mm/tlb.c */
@@ -102,7 +106,8 @@ static struct {
 	/* counted */
 	bool measuring, feeding;	/* feeding: the models see accesses (warm-up or measuring) */
 	bool fault_pending;
-	uint64_t faults_seen, faults_applied, faults_dropped, marks_warmup;
+	uint64_t faults_seen, faults_applied, faults_dropped, faults_late, marks_warmup;
+	uint64_t held_max;	/* most events held back for one fault */
 	uint64_t insns[WM_NSPACES];	/* always counting (inline) */
 	uint64_t insns_at_start[WM_NSPACES], insns_measured[WM_NSPACES];
 	uint64_t marks_start, marks_stop;
@@ -226,13 +231,181 @@ static bool guest_walk(void *ctx, uint64_t va, struct wm_path *path)
 	return false;
 }
 
+/*
+ * What the guest does between a page fault's entry and its retried access, held back from
+ * the models: the walk that faulted ran before the handler, so it is charged first, then
+ * these in order. The handler's 8-byte stores are also kept by physical address: an entry
+ * on the faulting address's path that the handler wrote was not present when that walk
+ * read it (or, written in place, was the leaf it faulted on).
+ */
+struct held_event {
+	uint64_t va, pa;
+	enum insn_kind flush;	/* INSN_NKINDS: an access; else the flush executed */
+	unsigned int size;	/* of an access */
+};
+
+#define HOLD_MAX (1u << 22)	/* events of one fault; beyond it the fault is charged late */
+
+static struct {
+	struct held_event *ev;
+	size_t n, cap;
+	uint64_t *stored;	/* physical addresses of the handler's 8-byte stores */
+	size_t nstored, cap_stored;
+	bool on;		/* holding back for a pending fault */
+} hold;
+
+static void feed_access(uint64_t va, uint64_t pa, unsigned int size)
+{
+	for (int i = 0; i < wm.nmodels; i++)
+		wm_access(wm.model[i], va, pa, size, guest_walk, NULL);
+}
+
+static void feed_flush(enum insn_kind kind)
+{
+	for (int i = 0; i < wm.nmodels; i++) {
+		switch (kind) {
+		case INSN_CR3:	/* no PCID on the guest CPU: every load flushes */
+			wm_write_cr3(wm.model[i], 0, false);
+			break;
+		case INSN_INVLPG:
+			wm_invlpg(wm.model[i], false, 0);
+			break;
+		case INSN_CR4:		/* the kernel writes CR4 to toggle PGE: a global flush */
+		case INSN_INVPCID:	/* type in a register: assume the widest, all contexts */
+			wm_flush_global(wm.model[i]);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Hand what was held to the models, in order, and stop holding. */
+static void release_held(void)
+{
+	for (size_t i = 0; i < hold.n; i++) {
+		const struct held_event *e = &hold.ev[i];
+
+		if (e->flush == INSN_NKINDS)
+			feed_access(e->va, e->pa, e->size);
+		else
+			feed_flush(e->flush);
+	}
+	if (hold.n > wm.held_max)
+		wm.held_max = hold.n;
+	hold.n = hold.nstored = 0;
+	hold.on = false;
+}
+
+/* Room for `more` items after `used` in array a of *cap items of `size` bytes: a, moved
+ * if need be, or NULL (a still valid) when memory runs out. */
+static void *reserve(void *a, size_t *cap, size_t used, size_t more, size_t size)
+{
+	size_t want = *cap ? *cap : 4096;
+	void *b;
+
+	if (used + more <= *cap)
+		return a;
+	while (want < used + more)
+		want *= 2;
+	b = realloc(a, want * size);
+	if (b)
+		*cap = want;
+	return b;
+}
+
+/* Hold an event back. Past HOLD_MAX events, or out of memory, what was held goes to the
+ * models now, and so does everything up to the retry: that fault is charged late, on the
+ * tables as the handler left them. */
+static void hold_event(uint64_t va, uint64_t pa, unsigned int size, enum insn_kind flush,
+		       bool store)
+{
+	size_t words = store ? size / 8 : 0;
+	struct held_event *ev = NULL;
+	uint64_t *stored = NULL;
+
+	if (hold.n < HOLD_MAX)
+		ev = reserve(hold.ev, &hold.cap, hold.n, 1, sizeof(*ev));
+	if (ev) {
+		hold.ev = ev;
+		stored = reserve(hold.stored, &hold.cap_stored, hold.nstored, words,
+				 sizeof(*stored));
+	}
+	if (!stored) {
+		release_held();
+		if (flush == INSN_NKINDS)
+			feed_access(va, pa, size);
+		else
+			feed_flush(flush);
+		return;
+	}
+	hold.stored = stored;
+	hold.ev[hold.n++] = (struct held_event){ .va = va, .pa = pa, .flush = flush, .size = size };
+	for (size_t w = 0; w < words; w++)
+		hold.stored[hold.nstored++] = (pa & ~7ull) + 8 * w;
+}
+
+static bool stored_by_handler(uint64_t pa)
+{
+	for (size_t i = 0; i < hold.nstored; i++)
+		if (hold.stored[i] == pa)
+			return true;
+	return false;
+}
+
+/* The path of va as the faulting walk read it: the tables now, cut at the first entry,
+ * from the top, that the handler wrote. */
+static bool path_before_handler(uint64_t va, struct wm_path *path)
+{
+	if (!guest_walk(NULL, va, path))
+		return false;
+	for (int l = path->levels; l >= path->leaf; l--) {
+		if (stored_by_handler(path->entry_pa[l])) {
+			path->leaf = l;
+			path->present = false;
+			break;
+		}
+	}
+	return true;
+}
+
+static bool given_path(void *ctx, uint64_t va, struct wm_path *path)
+{
+	(void)va;
+	*path = *(const struct wm_path *)ctx;
+	return true;
+}
+
+/* The retried access of a pending fault is at va: the fault, then what the handler did. */
+static void apply_fault(uint64_t va)
+{
+	struct wm_path before;
+	bool held = hold.on && path_before_handler(va, &before);
+
+	wm.fault_pending = false;
+	wm.faults_applied += wm.measuring;
+	wm.faults_late += wm.measuring && !held;
+	for (int i = 0; i < wm.nmodels; i++)
+		wm_page_fault(wm.model[i], va, held ? given_path : guest_walk, held ? &before : NULL);
+	release_held();
+}
+
+/* A pending fault whose retry will not come as a user-half access: what was held goes to
+ * the models without it. */
+static void drop_fault(void)
+{
+	wm.faults_dropped += wm.measuring;
+	wm.fault_pending = false;
+	release_held();
+}
+
 /* ---- callbacks ---- */
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, void *udata)
 {
 	struct qemu_plugin_hwaddr *hw;
+	unsigned int size;
 	uint64_t pa;
-	int i;
 
 	(void)vcpu;
 	(void)udata;
@@ -257,16 +430,13 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, v
 	}
 	if (!wm.feeding)
 		return;
-	if (wm.fault_pending && !(va >> 63)) {
-		/* the retried access of the fault the guest just handled */
-		wm.fault_pending = false;
-		wm.faults_applied += wm.measuring;
-		for (i = 0; i < wm.nmodels; i++)
-			wm_page_fault(wm.model[i], va, guest_walk, NULL);
-	}
-	for (i = 0; i < wm.nmodels; i++)
-		wm_access(wm.model[i], va, pa, 1u << qemu_plugin_mem_size_shift(info),
-			  guest_walk, NULL);
+	size = 1u << qemu_plugin_mem_size_shift(info);
+	if (wm.fault_pending && !(va >> 63))
+		apply_fault(va);	/* the retried access of the fault the guest just handled */
+	if (hold.on)
+		hold_event(va, pa, size, INSN_NKINDS, qemu_plugin_mem_is_store(info));
+	else
+		feed_access(va, pa, size);
 }
 
 static void on_insn(unsigned int vcpu, void *udata)
@@ -276,6 +446,11 @@ static void on_insn(unsigned int vcpu, void *udata)
 
 	(void)vcpu;
 	wm.insn_seen[kind] += wm.measuring;
+	/* The workload's marks and a context switch end a pending fault's wait for its
+	 * retry: the flush left nothing for the fault to invalidate, and the next user
+	 * access is not the retry. */
+	if (wm.fault_pending && kind != INSN_INVLPG && kind != INSN_CR4 && kind != INSN_INVPCID)
+		drop_fault();
 	switch (kind) {
 	case INSN_MARK_WARMUP:
 		wm.marks_warmup++;
@@ -298,41 +473,21 @@ static void on_insn(unsigned int vcpu, void *udata)
 			for (s = 0; s < WM_NSPACES; s++)
 				wm.insns_measured[s] += wm.insns[s] - wm.insns_at_start[s];
 		wm.measuring = wm.feeding = false;
-		wm.fault_pending = false;
 		return;
 	case INSN_FAULT:
 		if (!wm.feeding)
 			return;
 		wm.faults_seen += wm.measuring;
-		wm.faults_dropped += wm.measuring && wm.fault_pending;
-		wm.fault_pending = true;
+		wm.fault_pending = hold.on = true;
 		return;
 	default:
 		break;
 	}
-	/* Flushes apply whether or not we measure: the model's state stays the guest's. A
-	 * context switch before a fault's retry: the flush left nothing for the fault to
-	 * invalidate, and the next user access is not the retry. */
-	if (kind == INSN_CR3 && wm.fault_pending) {
-		wm.faults_dropped += wm.measuring;
-		wm.fault_pending = false;
-	}
-	for (i = 0; i < wm.nmodels; i++) {
-		switch (kind) {
-		case INSN_CR3:	/* no PCID on the guest CPU: every load flushes */
-			wm_write_cr3(wm.model[i], 0, false);
-			break;
-		case INSN_INVLPG:
-			wm_invlpg(wm.model[i], false, 0);
-			break;
-		case INSN_CR4:		/* the kernel writes CR4 to toggle PGE: a global flush */
-		case INSN_INVPCID:	/* type in a register: assume the widest, all contexts */
-			wm_flush_global(wm.model[i]);
-			break;
-		default:
-			break;
-		}
-	}
+	/* Flushes apply whether or not we measure: the model's state stays the guest's. */
+	if (hold.on)
+		hold_event(0, 0, 0, kind, false);
+	else
+		feed_flush(kind);
 }
 
 /*
@@ -497,7 +652,8 @@ static void write_json(FILE *f)
 		", \"warmup\": %" PRIu64 "},\n", wm.levels, wm.marks_start, wm.marks_stop,
 		wm.marks_warmup);
 	fprintf(f, "  \"faults\": {\"seen\": %" PRIu64 ", \"applied\": %" PRIu64 ", \"dropped\": %"
-		PRIu64 "},\n", wm.faults_seen, wm.faults_applied, wm.faults_dropped);
+		PRIu64 ", \"late\": %" PRIu64 ", \"held_max\": %" PRIu64 "},\n", wm.faults_seen,
+		wm.faults_applied, wm.faults_dropped, wm.faults_late, wm.held_max);
 	fprintf(f, "  \"instructions\": {\"user\": %" PRIu64 ", \"kernel\": %" PRIu64 "},\n",
 		wm.insns_measured[WM_USER], wm.insns_measured[WM_KERNEL]);
 	fprintf(f, "  \"executed\": {\"cr3_writes\": %" PRIu64 ", \"cr4_writes\": %" PRIu64
@@ -614,15 +770,16 @@ static bool add_preset(const char *name)
 	return add_model(wm_preset_find(name));
 }
 
-/* A variant of preset `base` named "BASE-WHATN"; NULL when there is no room. */
-static struct wm_preset *variant(const char *base, const char *what, unsigned int n)
+/* A copy of preset `base` named "BASE-SUFFIX", for the next model; NULL when there is no
+ * room. */
+static struct wm_preset *variant(const char *base, const char *suffix)
 {
 	struct wm_preset *v = &wm.sweep[wm.nmodels];
 
 	if (wm.nmodels == MAX_MODELS)
 		return NULL;
 	*v = *wm_preset_find(base);
-	snprintf(wm.sweep_name[wm.nmodels], sizeof(wm.sweep_name[0]), "%s-%s%u", base, what, n);
+	snprintf(wm.sweep_name[wm.nmodels], sizeof(wm.sweep_name[0]), "%s-%s", base, suffix);
 	v->name = wm.sweep_name[wm.nmodels];
 	return v;
 }
@@ -635,12 +792,14 @@ static struct wm_preset *variant(const char *base, const char *what, unsigned in
 static bool add_sweeps(void)
 {
 	static const char *const what[] = { "all", "pde", "pdpte", "pml4e", "pml5e" };
+	char suffix[16];
 
 	for (unsigned int n = 0; n <= 64; n = n ? 2 * n : 1) {
 		struct wm_preset *v;
 
 		for (int k = 0; k < 5; k++) {
-			v = variant("splitpsc", what[k], n);
+			snprintf(suffix, sizeof(suffix), "%s%u", what[k], n);
+			v = variant("splitpsc", suffix);
 			if (!v)
 				break;
 			for (int l = WM_PDE; l <= WM_PML5E; l++) {
@@ -650,11 +809,34 @@ static bool add_sweeps(void)
 			if (!add_model(v))
 				return false;
 		}
-		v = variant("zen4", "pdc", n);
+		snprintf(suffix, sizeof(suffix), "pdc%u", n);
+		v = variant("zen4", suffix);
 		if (!v || (v->pdc_entries = n, !add_model(v))) {
 			fail("at most %d models in one run", MAX_MODELS);
 			return false;
 		}
+	}
+	return true;
+}
+
+/*
+ * Every preset asked for again without the PML5E level, "NAME-nopml5e"
+ * (wm_model_strip_pml5e): fed the same accesses, the two differ by what the fifth level
+ * costs within this boot, the entries its PML5Es crowd out of shared caches included.
+ * 5-level boots only.
+ */
+static bool add_twins(void)
+{
+	int n = wm.nmodels;
+
+	for (int i = 0; i < n; i++) {
+		struct wm_preset *v = variant(wm.preset[i]->name, "nopml5e");
+
+		if (!v || !add_model(v)) {
+			fail("at most %d models in one run", MAX_MODELS);
+			return false;
+		}
+		wm_model_strip_pml5e(wm.model[wm.nmodels - 1]);
 	}
 	return true;
 }
@@ -734,6 +916,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		}
 	}
 	if (!wm.nmodels && !add_preset("all"))
+		return -1;
+	if (wm.levels == 5 && !add_twins())
 		return -1;
 	if (sweep && !add_sweeps())
 		return -1;
