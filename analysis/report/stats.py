@@ -417,8 +417,9 @@ def key_table(w, M, cfg, first):
 
 def walk_per_fault(wm_logs, preset="zen4"):
     """The walk model's pagefault workload on 5-level, as the model's own report prices
-    it (report.py: the fifth level's PML5E reads and PDC lookups within the 5-level run,
-    its share of the run's modelled time): per fault. None if absent."""
+    it (report.py's Run.priced(): the fifth level's PML5E reads and PDC lookups, or where
+    larger its price in full against the preset's twin without the level; its share of
+    the run's modelled time): per fault. None if absent."""
     if not wm_logs or not os.path.exists(os.path.join(wm_logs, "runs.csv")):
         return None
     run = walkmodel_load(wm_logs)[1].get(("pagefault", "5"))
@@ -427,7 +428,7 @@ def walk_per_fault(wm_logs, preset="zen4"):
     _, faults = walkmodel_events(run)
     if not faults:
         return None
-    fifth = run.fifth(preset)
+    fifth = run.priced(preset)
     return {"faults": faults, "preset": preset,
             "pml5e": sum(run.m(preset).get(f"refs_PML5E_{where}", 0) for where in WHERE) / faults,
             "cycles": [c / faults for c in fifth], "share": run.share(preset, fifth),

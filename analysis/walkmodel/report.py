@@ -29,6 +29,8 @@ SPACES = ["user", "kernel"]
 CPI_BAND = (0.5, 1.5)
 # The native presets the tables show, in this order; the first is the reference.
 PRESETS = ["zen4", "goldencove", "splitpsc", "nopsc", "zen4-noinval", "zen4-16x192"]
+# The suffix of a preset's twin without the PML5E level (plugin.c, add_twins()).
+TWIN = "-nopml5e"
 # The designs that also run virtualised: their presets with a 4- and a 5-level host.
 NESTED = {"zen4": ("zen4-npt4", "zen4-npt5"), "goldencove": ("goldencove-ept4", "goldencove-ept5")}
 # Workloads whose updates do not depend on each other: a core overlaps their walks with
@@ -152,12 +154,31 @@ class Run:
         m = self.m(preset)
         return m["walk_cycles_lo"], m["walk_cycles_hi"]
 
+    def modelled(self, preset, end):
+        """Cycles the model adds to the instructions: data accesses, walks, L2-TLB hits."""
+        m = self.m(preset)
+        return m[f"data_cycles_{end}"] + m[f"walk_cycles_{end}"] + m[f"l2_hit_cycles_{end}"]
+
+    def in_full(self, preset):
+        """The fifth level in full (lo, hi): the preset's modelled cycles less those of its
+        twin without the PML5E level (the plugin's PRESET-nopml5e, fed the same accesses in
+        this boot): its own reads and lookups and what its PML5Es crowd out of the shared
+        caches. None where the boot has no twin (a 4-level boot, an older plugin)."""
+        twin = preset + TWIN
+        if not self.has(twin):
+            return None
+        return tuple(self.modelled(preset, e) - self.modelled(twin, e) for e in ("lo", "hi"))
+
+    def priced(self, preset):
+        """What the bounds take: per end of the band, the larger of the fifth level's own
+        cycles and its price in full."""
+        own, full = self.fifth(preset), self.in_full(preset)
+        return own if full is None else tuple(max(a, b) for a, b in zip(own, full))
+
     def run_time(self, preset, cpi, end):
         """Cycles of the measured part: instructions at a base CPI, plus the data accesses,
         walks and L2-TLB hits at the preset's latencies, all serial."""
-        m = self.m(preset)
-        return (self.insns * cpi + m[f"data_cycles_{end}"] + m[f"walk_cycles_{end}"]
-                + m[f"l2_hit_cycles_{end}"])
+        return self.insns * cpi + self.modelled(preset, end)
 
     def share(self, preset, extra):
         """extra (lo, hi) cycles as a share of run time, in percent, as a range: from the
@@ -322,10 +343,15 @@ def key_table(rep):
     w, data, names, presets = rep.w, rep.data, rep.names, rep.presets
     w("## Key table: what the fifth level adds to page walks\n")
     w("refs/walk: entries a walk reads (faulting walks included). The fifth level's own cost"
-      " is its PML5E reads, and on AMD's design (zen4) its PDC lookups: for the same access"
-      " stream a 5-level walk reads exactly those more than a 4-level one (the model's tests"
-      " prove it for the split design), so they are priced within the 5-level run at the"
-      " preset's latency for where each was served (low to high end of the preset's band)."
+      " is its PML5E reads, and on AMD's design (zen4) its PDC lookups, priced within the"
+      " 5-level run at the preset's latency for where each was served (low to high end of the"
+      " preset's band). In full, it is also what its PML5Es crowd out: PML4Es and PDPTEs"
+      " pushed out of a cache they share (zen4's PDC), walk and data lines out of the data"
+      " caches. The plugin prices that within the same boot: every preset runs twice, as"
+      f" itself and without the PML5E level (`PRESET{TWIN}`: walks start at the PML4E, nothing"
+      " else changes), fed the same accesses; the difference of their modelled cycles (data,"
+      " walks, L2-TLB hits) is the level in full, on one layout and one access stream. The"
+      " cycles/kI and the share take the larger of the two."
       f" Share of run time, a range: the low end is those cycles over the run's own cycles,"
       f" the instructions at a base CPI of {CPI_BAND[0]} to {CPI_BAND[1]} (an assumption) plus"
       " the data accesses, walks and L2-TLB hits at the preset's latencies, everything serial;"
@@ -347,10 +373,11 @@ def key_table(rep):
             if not r5.has(p) or not r5.walks(p):
                 continue
             ki = r5.insns / 1000.0
-            x = r5.fifth(p)
-            xw = [c / r5.walks(p) for c in x]
+            own, full, x = r5.fifth(p), r5.in_full(p), r5.priced(p)
+            ow = [c / r5.walks(p) for c in own]
             sh = r5.share(p, x)
-            key[(name, p)] = {"share": sh, "fifth_walk": xw, "pml5e": refs(r5.m(p), level="PML5E") / r5.walks(p),
+            key[(name, p)] = {"share": sh, "fifth_walk": [c / r5.walks(p) for c in x],
+                              "pml5e": refs(r5.m(p), level="PML5E") / r5.walks(p),
                               "fifth_ki": [c / ki for c in x]}
             diff = "n/a: layouts differ" if name.startswith("chase-high") else "n/a"
             pairs = [(a, b) for a in boots(data, name, "5") for b in boots(data, name, "4")
@@ -363,11 +390,14 @@ def key_table(rep):
             rows.append([name, p, fmt(r5.walks(p) / ki), fmt(refs(r4.m(p)) / r4.walks(p), 3)
                          if r4 and r4.has(p) and r4.walks(p) else "n/a",
                          fmt(refs(r5.m(p)) / r5.walks(p), 3), fmt(key[(name, p)]["pml5e"], 4),
-                         band(xw[0], xw[1], 3), band(x[0] / ki, x[1] / ki, 2),
+                         band(ow[0], ow[1], 3),
+                         band(full[0] / r5.walks(p), full[1] / r5.walks(p), 3) if full else "n/a",
+                         band(x[0] / ki, x[1] / ki, 2),
                          band(sh, nd=3, unit="%") if sh else "n/a: overlap", diff])
     table(w, ["workload", "preset", "walks/kI", "refs/walk, 4-level boot", "refs/walk, 5-level boot",
-              "PML5E reads/walk", "fifth-level cycles/walk", "fifth-level cycles/kI",
-              "fifth level, % of run time", "walk cycles/walk, 5-level − 4-level boot"], rows)
+              "PML5E reads/walk", "fifth level's own cycles/walk", "fifth level in full, cycles/walk",
+              "fifth-level cycles/kI", "fifth level, % of run time",
+              "walk cycles/walk, 5-level − 4-level boot"], rows)
 
 
 def per_event(rep):
@@ -378,8 +408,9 @@ def per_event(rep):
       " page-cache file) and fork+exec of a static no-op, per event, 5-level boot. A page fault"
       " invalidates what the retried access would use (SDM Vol. 3A §4.10.4.1): the retry"
       " walks from the root and reads the PML5E; zen4-noinval is AMD's design without that"
-      " (AMD documents neither). Each fault also charges the walk that faulted (read down to"
-      " the leaf the tables hold after the fault: at most one walk's reads). fork+exec: the"
+      " (AMD documents neither). Each fault also charges the walk that faulted, before the"
+      " handler's own accesses reach the caches, read down to the first entry on its path"
+      " that the handler then wrote (the one that was not present). fork+exec: the"
       " guest CPU has no PCID, so every context switch's CR3 write empties the caches and"
       " the walks after it read the PML5E again; with PCID the entries of the other process"
       " survive the switch, so these figures are the upper end for a core with PCID. Share:"
@@ -395,7 +426,7 @@ def per_event(rep):
         for p in presets:
             if not r5.has(p):
                 continue
-            x = r5.fifth(p)
+            own, full, x = r5.fifth(p), r5.in_full(p), r5.priced(p)
             sh = r5.share(p, x)
             d = "n/a"
             if r4 and r4.has(p):
@@ -406,17 +437,26 @@ def per_event(rep):
             summary[(name, p)] = {"pml5e": refs(r5.m(p), level="PML5E") / n, "cycles": [c / n for c in x],
                                   "share": sh, "insns": r5.insns / n, "what": what, "n": n}
             rows.append([name, p, f"{n:,} {what}s", fmt(r5.insns / n, 0),
-                         fmt(refs(r5.m(p), level="PML5E") / n, 3), band(x[0] / n, x[1] / n, 2),
+                         fmt(refs(r5.m(p), level="PML5E") / n, 3), band(own[0] / n, own[1] / n, 2),
+                         band(full[0] / n, full[1] / n, 2) if full else "n/a",
                          band(sh, nd=3, unit="%") if sh else "n/a", d])
         faults = r5.plugin.get("faults", {})
         if faults:
+            late = faults.get("late")
             w(f"- {name}: the plugin saw {faults.get('seen', 0):,} page-fault entries in the"
               f" measured part, applied {faults.get('applied', 0):,} at their retried access and"
               f" dropped {faults.get('dropped', 0):,} (a context switch came first); the"
-              f" workload counted {int(r5.result.get('minflt', 0)):,} minor faults.")
+              f" workload counted {int(r5.result.get('minflt', 0)):,} minor faults."
+              + (" Every applied fault was charged before its handler's accesses" if late == 0 else
+                 f" {late:,} applied faults were charged after their handler (more than the plugin"
+                 " holds back)" if late else " (a plugin that charged every fault after its"
+                 " handler)")
+              + (f"; one handler held back at most {faults['held_max']:,} events." if "held_max" in faults
+                 else "."))
     w("")
     table(w, ["workload", "preset", "events", "instructions/event", "PML5E reads/event",
-              "fifth-level cycles/event", "fifth level, % of run time",
+              "fifth level's own cycles/event", "fifth level in full, cycles/event",
+              "fifth level, % of run time",
               "walk cycles/event, 5-level − 4-level boot"], rows)
 
 
@@ -477,12 +517,13 @@ def region_sweep(rep):
         for p in presets:
             if p == "zen4-noinval" or not r.has(p) or not r.walks(p):
                 continue
-            x = r.fifth(p)
+            own, full, x = r.fifth(p), r.in_full(p), r.priced(p)
             p5 = refs(r.m(p), level="PML5E") / r.walks(p)
             sh = r.share(p, x)
             sweep_rows.append([k, r.result.get("at_hint_regions", "?"), p, fmt(p5, 3),
                                fmt(r.m(p).get("pdc_hits_PML5E", 0) / r.walks(p), 3),
-                               band(x[0] / r.walks(p), x[1] / r.walks(p), 3),
+                               band(own[0] / r.walks(p), own[1] / r.walks(p), 3),
+                               band(full[0] / r.walks(p), full[1] / r.walks(p), 3) if full else "n/a",
                                fmt(refs(r.m(p)) / r.walks(p), 3), band(sh, nd=3, unit="%") if sh else "n/a"])
             series[p].append((k, p5))
             summary[("regions", k, p)] = {"pml5e": p5, "share": sh}
@@ -499,24 +540,27 @@ def region_sweep(rep):
           " set, so where the two rows differ the step comes from the assumed set indexing,"
           " not from the capacity.\n")
         table(w, ["K", "at their hint", "preset", "PML5E reads/walk", "PML5E PDC hits/walk",
-                  "fifth-level cycles/walk", "refs/walk", "fifth level, % of run time"], sweep_rows)
+                  "fifth level's own cycles/walk", "fifth level in full, cycles/walk", "refs/walk",
+                  "fifth level, % of run time"], sweep_rows)
         w("![PML5E reads per walk against the number of regions](region-sweep.svg)\n")
         with open(os.path.join(rep.out, "region-sweep.csv"), "w", newline="") as f:
             cw = csv.writer(f, lineterminator="\n")
             cw.writerow(["regions", "at_hint", "preset", "pml5e_per_walk", "pml5e_pdc_hits_per_walk",
-                         "fifth_cycles_per_walk_lo", "fifth_cycles_per_walk_hi", "refs_per_walk",
+                         "fifth_cycles_per_walk_lo", "fifth_cycles_per_walk_hi",
+                         "full_cycles_per_walk_lo", "full_cycles_per_walk_hi", "refs_per_walk",
                          "share_pct_lo", "share_pct_hi"])
             for k in REGION_COUNTS:
                 r = data.get((f"chase-high{k}", "5"))
                 for p in presets:
                     if not r or p == "zen4-noinval" or not r.has(p) or not r.walks(p):
                         continue
-                    x, wk = r.fifth(p), r.walks(p)
-                    sh = r.share(p, x) or (None, None)
+                    x, full, wk = r.fifth(p), r.in_full(p), r.walks(p)
+                    sh = r.share(p, r.priced(p)) or (None, None)
                     cw.writerow([k, r.result.get("at_hint_regions", ""), p,
                                  f"{refs(r.m(p), level='PML5E') / wk:.5f}",
                                  f"{r.m(p).get('pdc_hits_PML5E', 0) / wk:.5f}", f"{x[0] / wk:.4f}",
-                                 f"{x[1] / wk:.4f}", f"{refs(r.m(p)) / wk:.4f}",
+                                 f"{x[1] / wk:.4f}", "" if not full else f"{full[0] / wk:.4f}",
+                                 "" if not full else f"{full[1] / wk:.4f}", f"{refs(r.m(p)) / wk:.4f}",
                                  "" if sh[0] is None else f"{sh[0]:.4f}", "" if sh[1] is None else f"{sh[1]:.4f}"])
         plot(rep.out, "region-sweep", "Chase over K regions 256 TiB apart, 5-level: PML5E reads per walk",
              "regions (K)", "PML5E reads per walk", [(p, pts) for p, pts in series.items()],
@@ -865,10 +909,14 @@ def assumptions(rep):
         "INVPCID and MOV to CR4 are modelled as flushing everything (the kernel writes CR4 to"
         " toggle PGE); neither is used for anything else in the measured parts.",
         "Page faults: the plugin sees the entry of the guest's #PF handler, not the faulting"
-        " address; it applies the fault at the next access to the user half, the retry (the"
-        " workloads fault only on user addresses). The walk that faulted is charged down to the"
-        " leaf the tables hold afterwards (an upper bound by the levels below a missing"
-        " table).",
+        " address; it learns the address from the next access to the user half, the retry (the"
+        " workloads fault only on user addresses), and holds the handler's accesses back until"
+        " then. The walk that faulted is charged first, on the caches as they were, down to the"
+        " first entry on its path that the handler wrote; then the handler's accesses, then"
+        " the retry.",
+        "The fifth level in full is priced against a twin of each preset without the PML5E"
+        " level, fed the same accesses: a core that walks the same tables from the PML4E, not"
+        " a 4-level boot (whose layout and tables differ, the key table's last column).",
         "Instruction fetches are not modelled (no ITLB); walks for data only.",
         "Upper-level caches: Intel documents its split paging-structure caches, not their"
         " sizes (ChampSim's are used: ASSUMPTION, swept); AMD documents PDEs in the L2 DTLB and"
@@ -997,7 +1045,10 @@ def bounds(summary, key, presets):
     out.append("")
     out.append("Each bound holds for the cache design and sizes named (presets.c; sizes no"
                " vendor publishes are assumptions, swept below), a core without PCID, 4K pages,"
-               " and serial walks; the tables below give every figure it comes from.\n")
+               " and serial walks. Its cycles are the fifth level in full where the boot priced"
+               " it (its own reads and what its PML5Es crowd out: the same preset without the"
+               " PML5E level, fed the same accesses) and its own reads where that is larger or"
+               " the boot did not; the tables below give every figure it comes from.\n")
     return out
 
 
