@@ -106,7 +106,8 @@ static struct {
 	/* counted */
 	bool measuring, feeding;	/* feeding: the models see accesses (warm-up or measuring) */
 	bool fault_pending;
-	uint64_t faults_seen, faults_applied, faults_dropped, faults_late, marks_warmup;
+	uint64_t faults_seen, faults_applied, faults_dropped, faults_late, faults_fetch;
+	uint64_t marks_warmup;
 	uint64_t held_max;	/* most events held back for one fault */
 	uint64_t insns[WM_NSPACES];	/* always counting (inline) */
 	uint64_t insns_at_start[WM_NSPACES], insns_measured[WM_NSPACES];
@@ -390,6 +391,25 @@ static void apply_fault(uint64_t va)
 	release_held();
 }
 
+/*
+ * A user translation block about to run while a fault is pending. A fault on an
+ * instruction fetch has no data access to retry: when the handler wrote an entry on the
+ * path of the block's first address, this is the fetch that faulted, and the fault is
+ * applied here (its walk priced like a data walk; the fetch itself walks no modelled
+ * TLB: there is no ITLB).
+ */
+static void on_user_tb(unsigned int vcpu, void *udata)
+{
+	uint64_t va = (uintptr_t)udata;
+	struct wm_path path;
+
+	(void)vcpu;
+	if (!wm.fault_pending || !hold.on || !path_before_handler(va, &path) || path.present)
+		return;
+	wm.faults_fetch += wm.measuring;
+	apply_fault(va);
+}
+
 /* A pending fault whose retry will not come as a user-half access: what was held goes to
  * the models without it. */
 static void drop_fault(void)
@@ -550,6 +570,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &wm.insns[space], n);
+	if (space == WM_USER)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_user_tb, QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)qemu_plugin_tb_vaddr(tb));
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		enum insn_kind kind;
@@ -652,8 +675,9 @@ static void write_json(FILE *f)
 		", \"warmup\": %" PRIu64 "},\n", wm.levels, wm.marks_start, wm.marks_stop,
 		wm.marks_warmup);
 	fprintf(f, "  \"faults\": {\"seen\": %" PRIu64 ", \"applied\": %" PRIu64 ", \"dropped\": %"
-		PRIu64 ", \"late\": %" PRIu64 ", \"held_max\": %" PRIu64 "},\n", wm.faults_seen,
-		wm.faults_applied, wm.faults_dropped, wm.faults_late, wm.held_max);
+		PRIu64 ", \"late\": %" PRIu64 ", \"fetch\": %" PRIu64 ", \"held_max\": %" PRIu64
+		"},\n", wm.faults_seen, wm.faults_applied, wm.faults_dropped, wm.faults_late,
+		wm.faults_fetch, wm.held_max);
 	fprintf(f, "  \"instructions\": {\"user\": %" PRIu64 ", \"kernel\": %" PRIu64 "},\n",
 		wm.insns_measured[WM_USER], wm.insns_measured[WM_KERNEL]);
 	fprintf(f, "  \"executed\": {\"cr3_writes\": %" PRIu64 ", \"cr4_writes\": %" PRIu64

@@ -447,6 +447,8 @@ def per_event(rep):
               f" measured part, applied {faults.get('applied', 0):,} at their retried access and"
               f" dropped {faults.get('dropped', 0):,} (a context switch came first); the"
               f" workload counted {int(r5.result.get('minflt', 0)):,} minor faults."
+              + (f" {faults['fetch']:,} of them were instruction fetches, applied at the code"
+                 " address." if faults.get("fetch") else "")
               + (" Every applied fault was charged before its handler's accesses" if late == 0 else
                  f" {late:,} applied faults were charged after their handler (more than the plugin"
                  " holds back)" if late else " (a plugin that charged every fault after its"
@@ -917,7 +919,9 @@ def assumptions(rep):
         "The fifth level in full is priced against a twin of each preset without the PML5E"
         " level, fed the same accesses: a core that walks the same tables from the PML4E, not"
         " a 4-level boot (whose layout and tables differ, the key table's last column).",
-        "Instruction fetches are not modelled (no ITLB); walks for data only.",
+        "Instruction fetches are not modelled (no ITLB); walks for data only. A fault on a"
+        " fetch is applied at the code address (recognised by the handler having written an"
+        " entry on its path) and its walk priced like a data walk.",
         "Upper-level caches: Intel documents its split paging-structure caches, not their"
         " sizes (ChampSim's are used: ASSUMPTION, swept); AMD documents PDEs in the L2 DTLB and"
         " a 64-entry PDC for Family 17h (assumed for Zen 4, PML5Es included, tagged by physical"
