@@ -212,6 +212,11 @@ class Matrix:
         for r in rows:
             self.g[(r["kernel"], r["paging"], r["consumer"], r["kind"], r["op"])][r["round"]] \
                 .append(r)
+        # The operations the tables list: those the records have (an operation added to
+        # swpath after the run is left out, not shown as n/a); all of them without records.
+        measured = {key[4] for key in self.g}
+        self.ops = [op for op in OP_NAMES if op in measured or not measured]
+        self.fault_ops = [op for op in FAULT_OPS if op in measured or not measured]
 
     def rounds(self, kernel, mode, op, consumer="off", kind="single"):
         return self.g.get((kernel, mode, consumer, kind, op), {})
@@ -394,7 +399,7 @@ def key_table(w, M, cfg, first):
         w(f"The same method and columns as the first key table ({nb} per cell), on"
           " the kernels built from Debian's configuration.\n")
     rows = []
-    for op in OP_NAMES:
+    for op in M.ops:
         rows.append([OP_TEXT[op]] + [fmt(M.value(k, m, op)) for k, m, _ in cfg.cells]
                     + [M.rel(a, b, op) for a, b, _ in cfg.comps]
                     + [fmt_diff(M.diff(cfg.P5, (cfg.vanilla, "5"), op))])
@@ -594,7 +599,7 @@ def where_mmap_high_goes(w, M, cfg):
       " cell. Freed tables per level are in swpath.csv (`tables` rows); every operation"
       " below frees what it allocated.\n")
     rows = []
-    for op in OP_NAMES:
+    for op in M.ops:
         r = [OP_TEXT[op]]
         for k, m, _ in cfg.cells:
             t = M.tables(k, m, op)
@@ -657,7 +662,7 @@ def clearing(w, M):
     for cfg in CONFIGS:
         if not M.has(cfg.patched):
             continue
-        for op in FAULT_OPS:
+        for op in M.fault_ops:
             r = [f"{cfg.part}: {OP_TEXT[op]}"]
             po, p5 = cleared(cfg.BASE, op), cleared(cfg.P5, op)
             for cell, p in ((cfg.BASE, po), (cfg.P5, p5)):
@@ -695,7 +700,7 @@ def detail(w, M, kernels):
     for kernel in kernels:
         modes = [m for m in MODES if M.boots(kernel, m, "syscall")]
         rows = []
-        for op in OP_NAMES + ["clear4k"]:
+        for op in M.ops + ["clear4k"]:
             r = [OP_TEXT.get(op, "rep stosq over a 4K page (clear_page_rep)")]
             for m in modes:
                 b = M.boots(kernel, m, op)
@@ -767,7 +772,7 @@ def tracepoints(w, M, data, out):
       " that holds 0: no difference resolved with these boots.\n")
     cols = [(cfg, m) for cfg in CONFIGS if M.has(cfg.vanilla) for m in ("4", "5")]
     rows = [[OP_TEXT[op]] + [fmt_diff(M.diff((cfg.patched, m), (cfg.vanilla, m), op))
-                             for cfg, m in cols] for op in OP_NAMES]
+                             for cfg, m in cols] for op in M.ops]
     w(md_table(["operation"] + [f"{cfg.part}, paging {m}" for cfg, m in cols], rows))
     w("")
     w("\n### Events consumed\n")
@@ -995,7 +1000,7 @@ def plot_data(M, out, tpcost_rows, ptmem_rows):
     series = [(a, b, f"{cfg.part}: {t}") for cfg in CONFIGS for a, b, t in cfg.comps]
     with open(os.path.join(out, "swpath.dat"), "w") as f:
         f.write("# op, then per series: % difference, low, high (95% interval)\n")
-        for op in OP_NAMES:
+        for op in M.ops:
             vals = []
             for a, b, _ in series:
                 d, base = M.diff(a, b, op), M.value(*b, op)
@@ -1004,7 +1009,7 @@ def plot_data(M, out, tpcost_rows, ptmem_rows):
                 else:   # one boot per cell (a quick run): no interval, a zero-length bar
                     vals += [f"{(d[0] if v is None else v) / base * 100:.3f}" for v in d]
             f.write(f'"{op}" ' + " ".join(vals) + "\n")
-    have = [any(M.diff(a, b, op) for op in OP_NAMES) for a, b, _ in series]
+    have = [any(M.diff(a, b, op) for op in M.ops) for a, b, _ in series]
     with open(os.path.join(out, "plotvars.gp"), "w") as f:
         f.write("# SPDX-License-Identifier: GPL-2.0\n"
                 "# Written by analysis/report/stats.py: what analysis/report/plots.gp has data for.\n")
@@ -1068,11 +1073,6 @@ def main():
     folded = {k for h in host.values() for k in KERNELS
               if h.get("p4d_free_via_pud_" + k) == "yes"}
     M = Matrix(data["swpath"], folded)
-    # An operation no record has (added to swpath after the run) is left out, not n/a.
-    measured = {key[4] for key in M.g}
-    if measured:
-        OP_NAMES[:] = [op for op in OP_NAMES if op in measured]
-        FAULT_OPS[:] = [op for op in FAULT_OPS if op in measured]
     kernels = [k for k in KERNELS if M.has(k)]
     md = []
     w = md.append
