@@ -568,13 +568,15 @@ def anchor(w, M, wm_logs):
         w(f"- **Hardware page walks** (walk model, preset {wf['preset']}, its pagefault"
           f" workload on 5-level: {wf['faults']:,} faults of {wf['instructions']:,.0f}"
           f" instructions each, user and kernel): {wf['pml5e']:.4f} PML5E reads per fault;"
-          f" the fifth level's reads and lookups cost {fmt_range(*wf['cycles'], digits=2).replace('+', '')}"
-          " cycles per fault, "
+          f" the fifth level costs {fmt_range(*wf['cycles'], digits=2).replace('+', '')}"
+          " cycles per fault (its reads and lookups, or in full against the preset without"
+          " the level where that is more), "
           + (f"{fmt_range(*wf['share'], digits=3).replace('+', '')}%" if wf["share"] else "n/a")
           + " of the fault workload's time: from its modelled time (instructions at {}-{}"
-          " cycles each, plus its data accesses and walks at the preset's latencies) up to"
-          " its instructions alone at {} cycles each, an upper bound; the walk model's own"
-          " report says under which cache design this holds.".format(*CPI_BAND, CPI_BAND[0]))
+          " cycles each, plus its data accesses and walks at the preset's latencies) up to an"
+          " upper bound, those cycles over themselves plus the instructions alone at {} cycles"
+          " each; the walk model's own report says under which cache design this holds."
+          .format(*CPI_BAND, CPI_BAND[0]))
     else:
         w("- **Hardware page walks**: no walk-model run of the pagefault workload here"
           " (`analysis/run --parts model`).")

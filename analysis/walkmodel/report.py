@@ -183,16 +183,17 @@ class Run:
     def share(self, preset, extra):
         """extra (lo, hi) cycles as a share of run time, in percent, as a range: from the
         lowest share of the run's full modelled time (run_time(), over the CPI band and the
-        latency band) to the highest share of its instructions alone at the CPI band's low
-        end, an upper bound wherever a core needs at least that many cycles per
-        instruction, whatever the data accesses and walks overlap. None where overlap
-        decides it."""
+        latency band) to an upper bound. The bound: the level adds some d <= X cycles (X =
+        the larger end of extra: serial, it can add no more) to a run that needs T0 >= I x
+        CPI_min without it, so its share d / (T0 + d) is at most X / (I x CPI_min + X),
+        whatever the data accesses and walks overlap, on any core that needs at least
+        CPI_min cycles per instruction. None where overlap decides it."""
         if self.row["workload"] in OVERLAPPED or not self.insns:
             return None
         full = [100.0 * extra[i] / self.run_time(preset, cpi, e)
                 for i, e in enumerate(("lo", "hi")) for cpi in CPI_BAND if self.run_time(preset, cpi, e)]
-        bare = 100.0 * max(extra) / (self.insns * min(CPI_BAND))
-        return (min(full), bare) if full else None
+        bound = 100.0 * max(extra) / (self.insns * min(CPI_BAND) + max(extra))
+        return (min(full), bound) if full else None
 
 
 # ---- formatting ------------------------------------------------------------------------
@@ -355,8 +356,9 @@ def key_table(rep):
       f" Share of run time, a range: the low end is those cycles over the run's own cycles,"
       f" the instructions at a base CPI of {CPI_BAND[0]} to {CPI_BAND[1]} (an assumption) plus"
       " the data accesses, walks and L2-TLB hits at the preset's latencies, everything serial;"
-      f" the high end is the same cycles over the instructions alone at CPI {CPI_BAND[0]}, an"
-      " upper bound for any core that needs that many cycles per instruction, however much"
+      f" the high end is an upper bound: the same cycles X over X plus the instructions alone"
+      f" at CPI {CPI_BAND[0]} (the level can add at most X to a run that needs at least that"
+      " without it), for any core that needs that many cycles per instruction, however much"
       " of its loads and walks it overlaps. GUPS has no share: its updates are independent, a core overlaps their"
       " walks, and the model does not model overlap. The last column compares the separate"
       " 4-level boot where both run the same layout (it also holds where the tables happened"
@@ -470,41 +472,49 @@ def sparse_layouts(rep):
       " bits: each its own PML4E, a layout both paging modes hold) and over 16 mappings"
       " 256 TiB apart (each its own PML5E; 4-level paging ignores those hints and maps them"
       " in one region). Walk cycles per walk (user and kernel), low to high end of the band."
-      " The fifth level's cost for a sparse layout is the 512 GiB row, 5-level − 4-level; what"
-      " spreading the same pages 256 TiB apart instead of 512 GiB costs on 5-level paging is"
-      " the difference of the two 5-level columns.\n")
+      " The fifth level's cost for a sparse layout is the 512 GiB row: within the 5-level"
+      " boot, against the preset's twin without the PML5E level (the key table's in-full"
+      " figure: same layout, same accesses), and against the separate 4-level boot (which"
+      " also holds where that boot's tables sat). What spreading the same pages 256 TiB"
+      " apart instead of 512 GiB costs on 5-level paging is the difference of the two"
+      " 5-level columns.\n")
     layouts = [("chase-4k", "one region"), ("chase-sparse16", "16 regions 512 GiB apart"),
                ("chase-high16", "16 regions 256 TiB apart")]
     rows = []
     for p in presets:
         if p == "zen4-noinval":
             continue
-        cells = {}
+        cells, full = {}, {}
         for name, _ in layouts:
             for mode in ("4", "5"):
                 r = data.get((name, mode))
                 if r and r.has(p) and r.walks(p):
                     cells[(name, mode)] = [c / r.walks(p) for c in r.cycles(p)]
+                    if mode == "5" and r.in_full(p):
+                        full[name] = [c / r.walks(p) for c in r.in_full(p)]
         for name, label in layouts:
             c4, c5 = cells.get((name, "4")), cells.get((name, "5"))
             at = data.get((name, "5"))
             where = at.result.get("at_hint_regions", "") if at else ""
             rows.append([p, label + (f" ({where} at their hint on 5-level)" if where and name != "chase-4k" else ""),
                          band(*c4) if c4 else "n/a", band(*c5) if c5 else "n/a",
+                         band(*full[name], nd=3) if name in full else "n/a",
                          band(c5[0] - c4[0], c5[1] - c4[1]) if c4 and c5 and name != "chase-high16"
                          else "n/a: layouts differ" if c4 and c5 else "n/a"])
         s5, h5 = cells.get(("chase-sparse16", "5")), cells.get(("chase-high16", "5"))
         s4 = cells.get(("chase-sparse16", "4"))
         summary[("sparse", p)] = {"level": [s5[i] - s4[i] for i in (0, 1)] if s5 and s4 else None,
+                                  "in_full": full.get("chase-sparse16"),
                                   "spread": [h5[i] - s5[i] for i in (0, 1)] if h5 and s5 else None}
-    table(w, ["preset", "layout", "cycles/walk, 4-level", "cycles/walk, 5-level", "5-level − 4-level"],
-          rows)
+    table(w, ["preset", "layout", "cycles/walk, 4-level", "cycles/walk, 5-level",
+              "fifth level in full, same boot", "5-level − 4-level boot"], rows)
     for p in presets:
         s = summary.get(("sparse", p))
         if s and s["spread"]:
             w(f"- {p}: 256 TiB apart instead of 512 GiB, both on 5-level paging:"
               f" {band(*s['spread'])} cycles per walk; the fifth level itself with the 512 GiB"
-              f" layout: {band(*s['level']) if s['level'] else 'n/a'}.")
+              f" layout: {band(*s['in_full'], nd=3) + ' in the same boot, ' if s['in_full'] else ''}"
+              f"{band(*s['level']) if s['level'] else 'n/a'} against the 4-level boot.")
     w("")
 
 
@@ -528,7 +538,9 @@ def region_sweep(rep):
                                band(full[0] / r.walks(p), full[1] / r.walks(p), 3) if full else "n/a",
                                fmt(refs(r.m(p)) / r.walks(p), 3), band(sh, nd=3, unit="%") if sh else "n/a"])
             series[p].append((k, p5))
-            summary[("regions", k, p)] = {"pml5e": p5, "share": sh}
+            summary[("regions", k, p)] = {"pml5e": p5, "share": sh,
+                                          "own": [c / r.walks(p) for c in own],
+                                          "full": [c / r.walks(p) for c in full] if full else None}
     if sweep_rows:
         w("## Where the answer flips: the number of 256 TiB regions\n")
         w("The chase over 65536 pages shared out between K mappings 256 TiB apart (hints"
@@ -929,7 +941,8 @@ def assumptions(rep):
         "Latencies are load-to-use latencies of the cache levels; a walk's references are"
         " serial, so walk cycles add them up; no overlap with other work is modelled. Shares"
         f" take the instructions at a base CPI of {CPI_BAND[0]} to {CPI_BAND[1]}; their upper"
-        f" end takes the instructions alone at {CPI_BAND[0]}, so it holds for cores no faster.",
+        f" end takes the instructions alone at {CPI_BAND[0]} plus the level's own cycles, so it"
+        " holds for cores no faster.",
         "Nested paging: host tables of 4K pages built by the model, nested TLB and host-side"
         " cache sizes assumed; the guest's physical layout is the TCG guest's.",
         "The guest runs without KASLR (nokaslr), so the plugin finds the running page-table"
@@ -1004,8 +1017,8 @@ def bounds(summary, key, presets):
         wl, p, hi = max(shares, key=lambda s: s[2][1])
         out.append(f"- **Inside one 256 TiB region** (chase over 256 MiB of 4K pages, binary"
                    f" search over 1 GiB), with the caches of {' and '.join(real)} as sized in"
-                   f" presets.c: at most {hi[1]:.3f}% of run time ({wl}, {p}; instructions alone at"
-                   f" CPI {CPI_BAND[0]} as the denominator); GUPS, whose walks a"
+                   f" presets.c: at most {hi[1]:.3f}% of run time ({wl}, {p}; the instructions alone at"
+                   f" CPI {CPI_BAND[0]} plus the level's cycles as the denominator); GUPS, whose walks a"
                    " core overlaps, at most"
                    f" {max((v['fifth_ki'][1] for k, v in key.items() if k[0].startswith('gups') and k[1] in real), default=0):.2f}"
                    " fifth-level cycles per 1000 instructions. With no upper-level cache at all"
@@ -1023,18 +1036,34 @@ def bounds(summary, key, presets):
                        + (f", {band(s['share'], nd=3, unit='%')} of its time" if s["share"] else "")
                        + (" (no PCID: every context switch empties the caches; with PCID, less)"
                           if wl == "forkexec" else "") + ".")
+    def flip(p):
+        ks = [k for k in REGION_COUNTS if summary.get(("regions", k, p), {}).get("pml5e", 0) > 0.05]
+        return ks[0] if ks else "more than 255"
+
     for p in real:
-        flip = [k for k in REGION_COUNTS if summary.get(("regions", k, p), {}).get("pml5e", 0) > 0.05]
         top = summary.get(("regions", 255, p))
-        if flip or top:
+        step = summary.get(("regions", flip(p), p))
+        if step or top:
             out.append(f"- **Sparse layouts** ({p}): a PML5E read on more than 5% of walks from"
-                       f" {flip[0] if flip else 'more than 255'} regions 256 TiB apart on"
+                       f" {flip(p)} regions 256 TiB apart on"
                        + (f"; with 255 regions {top['pml5e']:.2f} per walk" if top else "")
                        + (f", {band(top['share'], nd=2, unit='%')} of the chase's run time" if top and top["share"] else "")
                        + ". The step sits where the regions' upper-level entries outgrow the caches"
-                         " (assumed sizes: see the sweeps).")
+                         " (assumed sizes: see the sweeps)"
+                       + (f". At {flip(p)} regions the level's own reads cost {band(*step['own'])}"
+                          f" cycles per walk, in full {band(*step['full'])} (what its PML5Es push out"
+                          " of the caches they share included)" if step and step["full"] else "")
+                       + (f"; with the same L2 DTLB entries as 16 x 192 (zen4-16x192, the assumed"
+                          f" set indexing changed) the step moves to {flip('zen4-16x192')} regions"
+                          if p == "zen4" and ("regions", 255, "zen4-16x192") in summary else "")
+                       + ".")
         s = summary.get(("sparse", p))
-        if s and s["level"]:
+        if s and s["in_full"]:
+            out.append(f"  Like for like (16 regions 512 GiB apart, a layout both modes hold): the"
+                       f" fifth level in full adds {band(*s['in_full'], nd=3)} cycles per walk in the"
+                       " same boot" + (f"; the separate 4-level boot differs by {band(*s['level'])}"
+                                       " (its own layout)" if s["level"] else "") + ".")
+        elif s and s["level"]:
             out.append(f"  Like for like (16 regions 512 GiB apart, both paging modes): the fifth"
                        f" level adds {band(*s['level'])} cycles per walk.")
     for design in ("zen4", "goldencove"):

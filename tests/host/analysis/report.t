@@ -19,8 +19,8 @@ fi
 ok "analysis/report/regenerate ran ($(grep -c REPORT <<<"$out") reports)"
 
 while IFS= read -r md; do
-	dir=${md%/*} rel=${md#analysis/results}
-	rel=${rel%/results.md}
+	dir=${md%/*}
+	rel=${dir#analysis/results}
 	if [ ! -d "$dir/records" ]; then
 		# Nothing to check, and not a skip: a report made before its run kept records
 		# (analysis/README.md) stays as it is until its next full run.
