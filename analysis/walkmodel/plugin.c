@@ -58,6 +58,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hold.h"
 #include "model.h"
 #include "qemu-plugin-api.h"
 #include "walkmark.h"
@@ -232,28 +233,8 @@ static bool guest_walk(void *ctx, uint64_t va, struct wm_path *path)
 	return false;
 }
 
-/*
- * What the guest does between a page fault's entry and its retried access, held back from
- * the models: the walk that faulted ran before the handler, so it is charged first, then
- * these in order. The handler's 8-byte stores are also kept by physical address: an entry
- * on the faulting address's path that the handler wrote was not present when that walk
- * read it (or, written in place, was the leaf it faulted on).
- */
-struct held_event {
-	uint64_t va, pa;
-	enum insn_kind flush;	/* INSN_NKINDS: an access; else the flush executed */
-	unsigned int size;	/* of an access */
-};
-
-#define HOLD_MAX (1u << 22)	/* events of one fault; beyond it the fault is charged late */
-
-static struct {
-	struct held_event *ev;
-	size_t n, cap;
-	uint64_t *stored;	/* physical addresses of the handler's 8-byte stores */
-	size_t nstored, cap_stored;
-	bool on;		/* holding back for a pending fault */
-} hold;
+/* What the handler of a pending fault does, held back from the models (hold.h). */
+static struct wm_hold hold;
 
 static void feed_access(uint64_t va, uint64_t pa, unsigned int size)
 {
@@ -281,92 +262,41 @@ static void feed_flush(enum insn_kind kind)
 	}
 }
 
+static void feed_event(const struct wm_held *e, void *ctx)
+{
+	(void)ctx;
+	if (e->flush == WM_HELD_ACCESS)
+		feed_access(e->va, e->pa, e->size);
+	else
+		feed_flush((enum insn_kind)e->flush);
+}
+
 /* Hand what was held to the models, in order, and stop holding. */
 static void release_held(void)
 {
-	for (size_t i = 0; i < hold.n; i++) {
-		const struct held_event *e = &hold.ev[i];
+	size_t n = wm_hold_release(&hold, feed_event, NULL);
 
-		if (e->flush == INSN_NKINDS)
-			feed_access(e->va, e->pa, e->size);
-		else
-			feed_flush(e->flush);
-	}
-	if (hold.n > wm.held_max)
-		wm.held_max = hold.n;
-	hold.n = hold.nstored = 0;
-	hold.on = false;
+	if (n > wm.held_max)
+		wm.held_max = n;
 }
 
-/* Room for `more` items after `used` in array a of *cap items of `size` bytes: a, moved
- * if need be, or NULL (a still valid) when memory runs out. */
-static void *reserve(void *a, size_t *cap, size_t used, size_t more, size_t size)
+/* Hold an event back. Past WM_HOLD_MAX events, or out of memory, what was held goes to
+ * the models now, and so does everything up to the retry: that fault is charged late, on
+ * the tables as the handler left them. */
+static void hold_event(const struct wm_held *e, bool store)
 {
-	size_t want = *cap ? *cap : 4096;
-	void *b;
-
-	if (used + more <= *cap)
-		return a;
-	while (want < used + more)
-		want *= 2;
-	b = realloc(a, want * size);
-	if (b)
-		*cap = want;
-	return b;
-}
-
-/* Hold an event back. Past HOLD_MAX events, or out of memory, what was held goes to the
- * models now, and so does everything up to the retry: that fault is charged late, on the
- * tables as the handler left them. */
-static void hold_event(uint64_t va, uint64_t pa, unsigned int size, enum insn_kind flush,
-		       bool store)
-{
-	size_t words = store ? size / 8 : 0;
-	struct held_event *ev = NULL;
-	uint64_t *stored = NULL;
-
-	if (hold.n < HOLD_MAX)
-		ev = reserve(hold.ev, &hold.cap, hold.n, 1, sizeof(*ev));
-	if (ev) {
-		hold.ev = ev;
-		stored = reserve(hold.stored, &hold.cap_stored, hold.nstored, words,
-				 sizeof(*stored));
-	}
-	if (!stored) {
-		release_held();
-		if (flush == INSN_NKINDS)
-			feed_access(va, pa, size);
-		else
-			feed_flush(flush);
+	if (wm_hold_event(&hold, e, store))
 		return;
-	}
-	hold.stored = stored;
-	hold.ev[hold.n++] = (struct held_event){ .va = va, .pa = pa, .flush = flush, .size = size };
-	for (size_t w = 0; w < words; w++)
-		hold.stored[hold.nstored++] = (pa & ~7ull) + 8 * w;
+	release_held();
+	feed_event(e, NULL);
 }
 
-static bool stored_by_handler(uint64_t pa)
-{
-	for (size_t i = 0; i < hold.nstored; i++)
-		if (hold.stored[i] == pa)
-			return true;
-	return false;
-}
-
-/* The path of va as the faulting walk read it: the tables now, cut at the first entry,
- * from the top, that the handler wrote. */
+/* The path of va as the faulting walk read it. */
 static bool path_before_handler(uint64_t va, struct wm_path *path)
 {
 	if (!guest_walk(NULL, va, path))
 		return false;
-	for (int l = path->levels; l >= path->leaf; l--) {
-		if (stored_by_handler(path->entry_pa[l])) {
-			path->leaf = l;
-			path->present = false;
-			break;
-		}
-	}
+	wm_hold_cut(&hold, path);
 	return true;
 }
 
@@ -454,7 +384,9 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, v
 	if (wm.fault_pending && !(va >> 63))
 		apply_fault(va);	/* the retried access of the fault the guest just handled */
 	if (hold.on)
-		hold_event(va, pa, size, INSN_NKINDS, qemu_plugin_mem_is_store(info));
+		hold_event(&(struct wm_held){ .va = va, .pa = pa, .size = size,
+					      .flush = WM_HELD_ACCESS },
+			   qemu_plugin_mem_is_store(info));
 	else
 		feed_access(va, pa, size);
 }
@@ -505,7 +437,7 @@ static void on_insn(unsigned int vcpu, void *udata)
 	}
 	/* Flushes apply whether or not we measure: the model's state stays the guest's. */
 	if (hold.on)
-		hold_event(0, 0, 0, kind, false);
+		hold_event(&(struct wm_held){ .flush = kind }, false);
 	else
 		feed_flush(kind);
 }
