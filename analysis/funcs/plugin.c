@@ -95,7 +95,8 @@ static void on_exit_qemu(qemu_plugin_id_t id, void *data)
 static bool runner_argument(const char *key)
 {
 	static const char *const keys[] = { "ram", "ramsize", "lowmem", "levels", "percpu_offset",
-					    "tlbstate", "mm_pgd", "page_offset_base", "pf_entry" };
+					    "tlbstate", "mm_pgd", "page_offset_base", "pf_entry",
+					    "mm_ctx_id", "mm_tlb_gen", "switch_mm", "load_cr3" };
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(key, keys[i]))

@@ -20,6 +20,10 @@
  *   percpu_offset=VA, tlbstate=OFF, mm_pgd=OFF, page_offset_base=VA
  *                    where the kernel keeps the running mm and its page-table root
  *   pf_entry=VA      the page-fault entry (asm_exc_page_fault)
+ *   pcid=on          model PCID: each address-space switch with the PCID and flush 6.1
+ *                    would choose on a CPU with PCID (pcid_switch()), from mm_ctx_id=,
+ *                    mm_tlb_gen= (where an mm keeps them) and switch_mm=, load_cr3=
+ *                    (ADDRESS:SIZE of the functions whose CR3 writes are the switch's)
  *
  * What it sees and how (QEMU 7.2, plugin API 1):
  *  - every load and store with its linear and physical address (memory callbacks);
@@ -66,6 +70,7 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = WALKMODEL_QEMU_PLUGIN_VERSION;
 
 #define MAX_MODELS 80
+#define NR_ASIDS 6				/* TLB_NR_DYN_ASIDS, arch/x86/include/asm/tlbflush.h */
 #define KERNEL_IMAGE_BASE 0xffffffff80000000ull	/* __START_KERNEL_map */
 #define KERNEL_IMAGE_END 0xffffffffc0000000ull
 #define LOADED_MM_SWITCHING 1ull		/* arch/x86/mm/tlb.c */
@@ -80,7 +85,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = WALKMODEL_QEMU_PLUGIN_VERSION;
 /* What the translation-time decoder found in an instruction. */
 enum insn_kind {
 	INSN_CR3, INSN_CR4, INSN_INVLPG, INSN_INVPCID, INSN_FAULT,
-	INSN_MARK_START, INSN_MARK_STOP, INSN_MARK_WARMUP, INSN_NKINDS
+	INSN_MARK_START, INSN_MARK_STOP, INSN_MARK_WARMUP,
+	INSN_CR3_SWITCH,	/* switch_mm_irqs_off()'s MOV to CR3 (pcid=on) */
+	INSN_NKINDS
 };
 
 struct guest_ram {
@@ -98,6 +105,16 @@ static struct {
 	struct guest_ram ram;
 	int levels;
 	uint64_t percpu_offset_va, tlbstate_off, mm_pgd_off, page_offset_base_va, pf_entry_va;
+	/* PCID modelled (pcid=on): pcid_switch() */
+	bool pcid;
+	uint64_t mm_ctx_id_off, mm_tlb_gen_off;
+	uint64_t switch_mm[2], load_cr3[2];	/* [start, end) of the switch's functions */
+	bool switch_cr3;		/* the switch wrote CR3; its mm is stored next */
+	struct { uint64_t ctx_id, tlb_gen; } ctxs[NR_ASIDS];
+	unsigned int next_asid, cur_asid;
+	uint16_t cur_pcid;		/* the PCID the models run under: 0 without PCID */
+	uint64_t cur_mm;
+	uint64_t pcid_switches, pcid_noflush;	/* while measuring */
 	/* learnt from the guest */
 	uint64_t phys_base;
 	bool phys_base_known;
@@ -246,8 +263,8 @@ static void feed_flush(enum insn_kind kind)
 {
 	for (int i = 0; i < wm.nmodels; i++) {
 		switch (kind) {
-		case INSN_CR3:	/* no PCID on the guest CPU: every load flushes */
-			wm_write_cr3(wm.model[i], 0, false);
+		case INSN_CR3:	/* not a switch: the same PCID (0 without PCID), flushed */
+			wm_write_cr3(wm.model[i], wm.cur_pcid, false);
 			break;
 		case INSN_INVLPG:
 			wm_invlpg(wm.model[i], false, 0);
@@ -349,6 +366,71 @@ static void drop_fault(void)
 	release_held();
 }
 
+/*
+ * PCID (pcid=on), modelled: QEMU 7.2's TCG gives a guest CPU no PCID, so the guest kernel
+ * flushes on every switch. The models apply each switch as 6.1's switch_mm_irqs_off()
+ * would on a CPU with PCID (arch/x86/mm/tlb.c, choose_new_asid()): the mm keeps the ASID
+ * whose context still names it (its ctx_id), flushed only if its tlb_gen moved on since;
+ * otherwise it takes the next of NR_ASIDS round robin, flushed. The PCID is ASID + 1
+ * (kern_pcid()). The mm is read from guest RAM when the switch stores it in
+ * cpu_tlbstate.loaded_mm, after its CR3 write; its ctx_id and tlb_gen from the mm.
+ */
+static void pcid_switch(uint64_t mm)
+{
+	uint64_t ctx_id, tlb_gen;
+	unsigned int asid;
+	bool flush = true;
+
+	if (!kernel_read64(mm + wm.mm_ctx_id_off, &ctx_id) ||
+	    !kernel_read64(mm + wm.mm_tlb_gen_off, &tlb_gen))
+		return;
+	for (asid = 0; asid < NR_ASIDS && wm.ctxs[asid].ctx_id != ctx_id; asid++)
+		;
+	if (asid < NR_ASIDS) {
+		flush = wm.ctxs[asid].tlb_gen < tlb_gen;
+	} else {
+		asid = wm.next_asid;
+		wm.next_asid = (wm.next_asid + 1) % NR_ASIDS;
+	}
+	if (flush)
+		wm.ctxs[asid].ctx_id = ctx_id, wm.ctxs[asid].tlb_gen = tlb_gen;
+	wm.switch_cr3 = false;
+	wm.cur_mm = mm;
+	wm.cur_asid = asid;
+	wm.cur_pcid = (uint16_t)(asid + 1);
+	wm.pcid_switches += wm.measuring;
+	wm.pcid_noflush += wm.measuring && !flush;
+	for (int i = 0; i < wm.nmodels; i++)
+		wm_write_cr3(wm.model[i], wm.cur_pcid, !flush);
+}
+
+/* A flush of the running mm outside a switch brings its ASID's context up to date, as
+ * flush_tlb_func() does. */
+static void pcid_caught_up(void)
+{
+	uint64_t tlb_gen;
+
+	if (wm.cur_mm && kernel_read64(wm.cur_mm + wm.mm_tlb_gen_off, &tlb_gen))
+		wm.ctxs[wm.cur_asid].tlb_gen = tlb_gen;
+}
+
+/* A store: is it the switch storing its mm in cpu_tlbstate.loaded_mm? */
+static void pcid_store(uint64_t va)
+{
+	uint64_t percpu, mm;
+
+	if (!wm.switch_cr3 || !kernel_read64(wm.percpu_offset_va, &percpu) ||
+	    va != percpu + wm.tlbstate_off || !kernel_read64(va, &mm) ||
+	    mm <= LOADED_MM_SWITCHING)
+		return;
+	pcid_switch(mm);
+}
+
+static bool in_range(const uint64_t r[2], uint64_t va)
+{
+	return va >= r[0] && va < r[1];
+}
+
 /* ---- callbacks ---- */
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, void *udata)
@@ -359,6 +441,8 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, v
 
 	(void)vcpu;
 	(void)udata;
+	if (wm.pcid && (va >> 63) && qemu_plugin_mem_is_store(info))
+		pcid_store(va);
 	if (!wm.feeding && wm.phys_base_known)
 		return;
 	hw = qemu_plugin_get_hwaddr(info, va);
@@ -426,6 +510,9 @@ static void on_insn(unsigned int vcpu, void *udata)
 				wm.insns_measured[s] += wm.insns[s] - wm.insns_at_start[s];
 		wm.measuring = wm.feeding = false;
 		return;
+	case INSN_CR3_SWITCH:
+		wm.switch_cr3 = true;	/* applied when the switch stores its mm: pcid_store() */
+		return;
 	case INSN_FAULT:
 		if (!wm.feeding)
 			return;
@@ -436,6 +523,8 @@ static void on_insn(unsigned int vcpu, void *udata)
 		break;
 	}
 	/* Flushes apply whether or not we measure: the model's state stays the guest's. */
+	if (wm.pcid && (kind == INSN_CR3 || kind == INSN_INVLPG))
+		pcid_caught_up();
 	if (hold.on)
 		hold_event(&(struct wm_held){ .flush = kind }, false);
 	else
@@ -507,14 +596,18 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						     (void *)(uintptr_t)qemu_plugin_tb_vaddr(tb));
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint64_t va = qemu_plugin_insn_vaddr(insn);
 		enum insn_kind kind;
 
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, NULL);
-		if (qemu_plugin_insn_vaddr(insn) == wm.pf_entry_va)
+		if (va == wm.pf_entry_va)
 			kind = INSN_FAULT;
 		else if (!decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn), &kind))
 			continue;
+		if (kind == INSN_CR3 && wm.pcid &&
+		    (in_range(wm.switch_mm, va) || in_range(wm.load_cr3, va)))
+			kind = INSN_CR3_SWITCH;
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
 						       (void *)(uintptr_t)kind);
 	}
@@ -610,11 +703,14 @@ static void write_json(FILE *f)
 		PRIu64 ", \"late\": %" PRIu64 ", \"fetch\": %" PRIu64 ", \"held_max\": %" PRIu64
 		"},\n", wm.faults_seen, wm.faults_applied, wm.faults_dropped, wm.faults_late,
 		wm.faults_fetch, wm.held_max);
+	fprintf(f, "  \"pcid\": {\"on\": %s, \"switches\": %" PRIu64 ", \"noflush\": %" PRIu64
+		"},\n", wm.pcid ? "true" : "false", wm.pcid_switches, wm.pcid_noflush);
 	fprintf(f, "  \"instructions\": {\"user\": %" PRIu64 ", \"kernel\": %" PRIu64 "},\n",
 		wm.insns_measured[WM_USER], wm.insns_measured[WM_KERNEL]);
 	fprintf(f, "  \"executed\": {\"cr3_writes\": %" PRIu64 ", \"cr4_writes\": %" PRIu64
 		", \"invlpg\": %" PRIu64 ", \"invpcid\": %" PRIu64 "},\n",
-		wm.insn_seen[INSN_CR3], wm.insn_seen[INSN_CR4], wm.insn_seen[INSN_INVLPG],
+		wm.insn_seen[INSN_CR3] + wm.insn_seen[INSN_CR3_SWITCH], wm.insn_seen[INSN_CR4],
+		wm.insn_seen[INSN_INVLPG],
 		wm.insn_seen[INSN_INVPCID]);
 	fprintf(f, "  \"io_accesses\": %" PRIu64 ",\n  \"root_reads_failed\": %" PRIu64 ",\n",
 		wm.io_accesses, wm.root_reads_failed);
@@ -687,6 +783,23 @@ static bool parse_u64(const char *s, uint64_t *v)
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	return errno == 0 && end != s && *end == '\0';
+}
+
+/* "ADDRESS:SIZE" into [start, end) */
+static bool parse_extent(const char *s, uint64_t r[2])
+{
+	char start[32];
+	const char *colon = strchr(s, ':');
+	uint64_t size;
+
+	if (!colon || (size_t)(colon - s) >= sizeof(start))
+		return false;
+	memcpy(start, s, colon - s);
+	start[colon - s] = '\0';
+	if (!parse_u64(start, &r[0]) || !parse_u64(colon + 1, &size))
+		return false;
+	r[1] = r[0] + size;
+	return true;
 }
 
 static bool add_model(const struct wm_preset *p)
@@ -828,6 +941,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	const char *ram = NULL;
 	uint64_t ramsize = 0, lowmem = 0, v;
 	bool sweep = false, have_syms[5] = { false };
+	unsigned int have_pcid_syms = 0;
 	int i;
 
 	if (!info->system_emulation || info->system.smp_vcpus != 1) {
@@ -866,6 +980,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			wm.page_offset_base_va = v, have_syms[3] = true;
 		} else if (strcmp(key, "pf_entry") == 0 && parse_u64(val, &v)) {
 			wm.pf_entry_va = v, have_syms[4] = true;
+		} else if (strcmp(key, "pcid") == 0 && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+			wm.pcid = strcmp(val, "on") == 0;
+		} else if (strcmp(key, "mm_ctx_id") == 0 && parse_u64(val, &v)) {
+			wm.mm_ctx_id_off = v, have_pcid_syms |= 1;
+		} else if (strcmp(key, "mm_tlb_gen") == 0 && parse_u64(val, &v)) {
+			wm.mm_tlb_gen_off = v, have_pcid_syms |= 2;
+		} else if (strcmp(key, "switch_mm") == 0 && parse_extent(val, wm.switch_mm)) {
+			have_pcid_syms |= 4;
+		} else if (strcmp(key, "load_cr3") == 0 && parse_extent(val, wm.load_cr3)) {
 		} else {
 			fail("bad argument '%s=%s'", key, val);
 			return -1;
@@ -880,6 +1003,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (!wm.out || !ram || !ramsize || !lowmem || lowmem > ramsize || !wm.levels) {
 		fail("needs out=, ram=, ramsize=, lowmem= (at most ramsize) and levels="
 		     " (scripts/run-guest --plugin adds all but out=)");
+		return -1;
+	}
+	if (wm.pcid && have_pcid_syms != 7) {
+		fail("pcid=on needs mm_ctx_id=, mm_tlb_gen= and switch_mm= of the guest kernel:"
+		     " analysis/walkmodel/kernel-args VMLINUX prints them");
 		return -1;
 	}
 	if (!have_syms[0] || !have_syms[1] || !have_syms[2] || !have_syms[3] || !have_syms[4]) {
