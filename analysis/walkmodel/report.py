@@ -1043,7 +1043,7 @@ def bounds(summary, key, presets):
             s = summary.get((wl, p))
             if not s:
                 continue
-            out.append(f"- **Per {s['what']}**{', PCID modelled,' if wl == 'forkexec-pcid' else ''} ({p}"
+            out.append(f"- **Per {s['what']}**{' with PCID modelled' if wl == 'forkexec-pcid' else ''} ({p}"
                        + (", no invalidation on a fault: AMD's other possible behaviour" if p == "zen4-noinval" else "")
                        + f"): {s['pml5e']:.3f} PML5E reads, {band(*s['cycles'])} cycles"
                        + (f", {band(s['share'], nd=3, unit='%')} of its time" if s["share"] else "")
