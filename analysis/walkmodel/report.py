@@ -454,8 +454,9 @@ def per_event(rep):
             late = faults.get("late")
             w(f"- {name}: the plugin saw {faults.get('seen', 0):,} page-fault entries in the"
               f" measured part, applied {faults.get('applied', 0):,} at their retried access and"
-              f" dropped {faults.get('dropped', 0):,} (a context switch came first); the"
-              f" workload counted {int(r5.result.get('minflt', 0)):,} minor faults."
+              f" dropped {faults.get('dropped', 0):,} (a context switch came first)"
+              + (f"; the workload counted {int(r5.result['minflt']):,} minor faults."
+                 if "minflt" in r5.result else ".")
               + (f" {faults['fetch']:,} of them were instruction fetches, applied at the code"
                  " address." if faults.get("fetch") else "")
               + (" Every applied fault was charged before its handler's accesses" if late == 0 else
