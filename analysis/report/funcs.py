@@ -127,7 +127,7 @@ def section(w, md_table, cells, configs, op_text, key_diff, spread):
     w("\n## Where the extra instructions are: per kernel function\n")
     if not cells:
         w("No per-function counts in this run's logs (`analysis/run --parts funcs`).\n")
-        return []
+        return [], []
     w("`funcs.so` (analysis/funcs/), a TCG plugin, counts every guest instruction into the"
       " kernel function that holds it (the booted kernel's own symbol table, the guest"
       " booted `nokaslr`; inlined code counts in its caller; static functions of one name"

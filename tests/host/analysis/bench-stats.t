@@ -152,6 +152,15 @@ python3 analysis/report/stats.py "$tmp/logs-funcs" "$tmp/out3" >"$tmp/stdout" 2>
 is "funcs.so rows that do not add up to the section's total: exit 1" "$?" 1
 check "... naming the file and the section" grep -q 'funcs_patched_5.csv: section 0' "$tmp/err"
 
+# A run with part icount only (no funcs_*.csv): the report is written, and says where the
+# per-function counts would come from.
+mkdir -p "$tmp/logs-icount"
+cp "$logs"/icount_* "$logs/host-icount.txt" "$tmp/logs-icount/"
+python3 analysis/report/stats.py "$tmp/logs-icount" "$tmp/out4" >"$tmp/stdout" 2>"$tmp/err"
+is "stats.py on part icount alone exits 0" "$? $(tail -n 1 "$tmp/err")" "0 "
+check "... and its report says it has no per-function counts" \
+	grep -qF 'No per-function counts in this run' "$tmp/out4/results.md"
+
 # A record one column short must stop the report with its file and line.
 sed -i '2s/,0,0$/,0/' "$logs/icount_patched_5_2.log"
 python3 analysis/report/stats.py "$logs" "$tmp/out2" >"$tmp/stdout" 2>"$tmp/err"
