@@ -82,3 +82,10 @@ void wm_hold_free(struct wm_hold *h)
 	free(h->stored);
 	*h = (struct wm_hold){ 0 };
 }
+
+bool wm_given_path(void *ctx, uint64_t va, struct wm_path *path)
+{
+	(void)va;
+	*path = *(const struct wm_path *)ctx;
+	return true;
+}

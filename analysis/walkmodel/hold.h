@@ -47,5 +47,8 @@ void wm_hold_cut(const struct wm_hold *h, struct wm_path *path);
 size_t wm_hold_release(struct wm_hold *h, void (*feed)(const struct wm_held *e, void *ctx),
 		       void *ctx);
 void wm_hold_free(struct wm_hold *h);
+/* A walker (model.h) that gives the path ctx points to, whatever the address: how the
+ * faulting walk's path, cut by wm_hold_cut(), reaches wm_page_fault(). */
+bool wm_given_path(void *ctx, uint64_t va, struct wm_path *path);
 
 #endif

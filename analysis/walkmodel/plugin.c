@@ -317,24 +317,21 @@ static bool path_before_handler(uint64_t va, struct wm_path *path)
 	return true;
 }
 
-static bool given_path(void *ctx, uint64_t va, struct wm_path *path)
+/* The retried access of a pending fault is at va: the fault, then what the handler did.
+ * before: the faulting walk's path when the caller has it, else NULL. */
+static void apply_fault(uint64_t va, const struct wm_path *before)
 {
-	(void)va;
-	*path = *(const struct wm_path *)ctx;
-	return true;
-}
+	struct wm_path path;
+	bool held = hold.on && (before || path_before_handler(va, &path));
 
-/* The retried access of a pending fault is at va: the fault, then what the handler did. */
-static void apply_fault(uint64_t va)
-{
-	struct wm_path before;
-	bool held = hold.on && path_before_handler(va, &before);
-
+	if (held && !before)
+		before = &path;
 	wm.fault_pending = false;
 	wm.faults_applied += wm.measuring;
 	wm.faults_late += wm.measuring && !held;
 	for (int i = 0; i < wm.nmodels; i++)
-		wm_page_fault(wm.model[i], va, held ? given_path : guest_walk, held ? &before : NULL);
+		wm_page_fault(wm.model[i], va, held ? wm_given_path : guest_walk,
+			      held ? (void *)before : NULL);
 	release_held();
 }
 
@@ -354,7 +351,7 @@ static void on_user_tb(unsigned int vcpu, void *udata)
 	if (!wm.fault_pending || !hold.on || !path_before_handler(va, &path) || path.present)
 		return;
 	wm.faults_fetch += wm.measuring;
-	apply_fault(va);
+	apply_fault(va, &path);
 }
 
 /* A pending fault whose retry will not come as a user-half access: what was held goes to
@@ -466,7 +463,7 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va, v
 		return;
 	size = 1u << qemu_plugin_mem_size_shift(info);
 	if (wm.fault_pending && !(va >> 63))
-		apply_fault(va);	/* the retried access of the fault the guest just handled */
+		apply_fault(va, NULL);	/* the retried access of the fault the guest just handled */
 	if (hold.on)
 		hold_event(&(struct wm_held){ .va = va, .pa = pa, .size = size,
 					      .flush = WM_HELD_ACCESS },

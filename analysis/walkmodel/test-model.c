@@ -1653,14 +1653,6 @@ static void test_strip_pml5e(void)
 	end("faulting walks that stop at the PML4E or PML5E are charged, with and without it");
 }
 
-/* A walker that gives the path it is handed. */
-static bool walker_given(void *ctx, uint64_t va, struct wm_path *p)
-{
-	(void)va;
-	*p = *(const struct wm_path *)ctx;
-	return true;
-}
-
 /* ---- 14: a fault's handler held back (hold.c) ---------------------------------- */
 
 struct fed {
@@ -1747,7 +1739,7 @@ static void test_hold(void)
 	before = now;
 	wm_hold_cut(&h, &before);
 	m = new_model(wm_preset_find("splitpsc"));
-	wm_page_fault(m, BASE, walker_given, &before);
+	wm_page_fault(m, BASE, wm_given_path, &before);
 	acc(m, &t, BASE);
 	EQ("before the handler: 4 + 5 reads", refs_total(m), 9);
 	wm_model_free(m);
